@@ -1,0 +1,125 @@
+//! Supervision of agent processes: third-party bots that the referee cannot trust.
+//!
+//! Everything here assumes the agent is hostile or broken. Each agent runs in its own
+//! process group so that it and everything it starts can be signalled at once; every
+//! read from it is bounded in size and in time; its stderr is always drained so it can
+//! never block on a full pipe; and writes to it give up instead of blocking forever
+//! when it stops reading its input.
+//!
+//! The caller (the match loop) owns protocol and verdicts: this layer only reports what
+//! happened ([`Received`], [`AgentError`]) and guarantees that the referee itself never
+//! hangs on an agent and that no agent process outlives [`AgentProcess::shutdown`].
+
+mod lines;
+mod process;
+mod registry;
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use process::AgentProcess;
+pub use registry::{kill_all_agents, process_group_alive};
+
+/// Longest line, in bytes before the `\n`, that an agent may print.
+///
+/// Views and actions are far shorter; the bound exists so that a broken agent cannot
+/// make the referee buffer without limit.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// How long [`AgentProcess::send`] waits for an agent that has stopped reading its input.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Most bytes of one agent's stderr kept in its log; the rest is drained and dropped.
+///
+/// A bot that logs forever must not fill the disk; the cut is marked in the log.
+pub const STDERR_LOG_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// How to start one agent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentSpec {
+    /// The command line, split with shell-like quoting rules (no shell runs it).
+    pub command: String,
+    /// Directory the agent starts in; the referee's own when `None`.
+    pub working_dir: Option<PathBuf>,
+    /// File the agent's stderr is appended to; drained and discarded when `None`.
+    pub stderr_log: Option<PathBuf>,
+}
+
+impl AgentSpec {
+    /// A spec for `command` in the current directory with stderr discarded.
+    pub fn new(command: impl Into<String>) -> AgentSpec {
+        AgentSpec {
+            command: command.into(),
+            working_dir: None,
+            stderr_log: None,
+        }
+    }
+}
+
+/// Why starting or talking to an agent failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The program could not be started (not found, not executable, ...).
+    #[error("cannot start agent `{command}`: {source}")]
+    Spawn {
+        /// The command line as the user gave it.
+        command: String,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// The command line is empty or its quoting is broken.
+    #[error("bad agent command: {0}")]
+    BadCommand(String),
+    /// The working directory given for the agent is not usable.
+    #[error("cannot use working directory {} for an agent: {source}", path.display())]
+    WorkingDir {
+        /// The directory as given.
+        path: PathBuf,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// The stderr log file could not be opened for appending.
+    #[error("cannot open agent stderr log {}: {source}", path.display())]
+    StderrLog {
+        /// The log file as given.
+        path: PathBuf,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// The pipes or threads that watch the agent could not be set up.
+    #[error("cannot set up supervision of agent `{command}`: {source}")]
+    Setup {
+        /// The command line as the user gave it.
+        command: String,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// The agent's input is closed: it exited or closed its stdin.
+    #[error("the agent closed its input")]
+    Closed,
+    /// The agent stopped reading its input and the pipe to it stayed full.
+    #[error("the agent stopped reading its input")]
+    Stalled,
+    /// A message to an agent must be exactly one line.
+    #[error("a message to an agent must not contain a line break")]
+    NotOneLine,
+    /// Writing to the agent failed for a reason other than a closed pipe.
+    #[error("writing to the agent failed: {0}")]
+    Write(#[source] io::Error),
+}
+
+/// What reading one line from an agent produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Received {
+    /// One line, without its `\n` and without a `\r` before it.
+    Line(String),
+    /// The deadline passed before a line came.
+    Timeout,
+    /// The agent's stdout reached its end or the agent exited: no more lines will come.
+    Closed,
+    /// A line longer than [`MAX_LINE`] bytes; it was skipped, not buffered.
+    TooLong,
+    /// A line that is not UTF-8, as raw bytes (at most [`MAX_LINE`] of them).
+    NotUtf8(Vec<u8>),
+}

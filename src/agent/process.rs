@@ -1,0 +1,383 @@
+//! One running agent: its process group, its pipes and the threads that watch them.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStderr, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::signal::{killpg, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
+
+use super::lines::pump_lines;
+use super::registry::{pgid_of, spawn_registered, unregister};
+use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT, STDERR_LOG_LIMIT};
+
+/// Lines buffered between the stdout thread and the caller before the agent is blocked.
+///
+/// Together with `MAX_LINE` this caps what one agent can make the referee hold
+/// (16 MiB) while the referee is not reading it, e.g. during an opponent's turn.
+const LINE_QUEUE: usize = 256;
+
+/// How often [`AgentProcess::recv`] looks whether the agent has exited.
+///
+/// Once it has, a wait this long with no line means whatever still holds its stdout
+/// (a leaked grandchild) is not going to answer for it.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+
+/// Grace given to an agent that is dropped without an explicit shutdown.
+const DROP_GRACE: Duration = Duration::from_millis(200);
+
+/// How long shutdown waits for killed descendants to be reaped, and for the stderr
+/// log to be complete, before leaving them be.
+const REAP_LIMIT: Duration = Duration::from_secs(2);
+
+/// Pause between checks while waiting for a process to exit.
+const TICK: Duration = Duration::from_millis(5);
+
+/// The state of the pipe to the agent's stdin.
+#[derive(Debug)]
+enum Input {
+    /// Writable.
+    Open(ChildStdin),
+    /// The agent closed it, or shutdown did.
+    Closed,
+    /// A write timed out part-way through a line, so the pipe was closed: anything
+    /// sent later would be glued to the torn line.
+    Stalled,
+}
+
+/// A running agent process and its process group.
+#[derive(Debug)]
+pub struct AgentProcess {
+    child: Child,
+    pgid: i32,
+    input: Input,
+    lines: Receiver<Received>,
+    stderr_thread: Option<JoinHandle<()>>,
+    shut_down: bool,
+}
+
+impl AgentProcess {
+    /// Starts the agent in a new process group with all three standard streams piped.
+    ///
+    /// On Linux the first spawn also makes this process a child subreaper, so that the
+    /// orphaned descendants of an agent are reparented here and reaped by
+    /// [`shutdown`](Self::shutdown), instead of lingering under an init that may not
+    /// reap them.
+    pub fn spawn(spec: &AgentSpec) -> Result<AgentProcess, AgentError> {
+        let argv = shell_words::split(&spec.command)
+            .map_err(|err| AgentError::BadCommand(format!("`{}`: {err}", spec.command)))?;
+        let Some((program, args)) = argv.split_first() else {
+            return Err(AgentError::BadCommand("the command is empty".to_string()));
+        };
+        if let Some(dir) = &spec.working_dir {
+            check_dir(dir).map_err(|source| AgentError::WorkingDir {
+                path: dir.clone(),
+                source,
+            })?;
+        }
+        let log = match &spec.stderr_log {
+            None => None,
+            Some(path) => Some(OpenOptions::new().create(true).append(true).open(path).map_err(
+                |source| AgentError::StderrLog {
+                    path: path.clone(),
+                    source,
+                },
+            )?),
+        };
+
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = &spec.working_dir {
+            command.current_dir(dir);
+        }
+        become_subreaper();
+        let mut child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
+            command: spec.command.clone(),
+            source,
+        })?;
+
+        let pgid = pgid_of(&child);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let (sender, lines) = mpsc::sync_channel(LINE_QUEUE);
+        // From here on, dropping `agent` on an error kills and reaps the child.
+        let mut agent = AgentProcess {
+            child,
+            pgid,
+            input: stdin.map_or(Input::Closed, Input::Open),
+            lines,
+            stderr_thread: None,
+            shut_down: false,
+        };
+        let setup = |source| AgentError::Setup {
+            command: spec.command.clone(),
+            source,
+        };
+        if let Input::Open(stdin) = &agent.input {
+            set_nonblocking(stdin).map_err(setup)?;
+        }
+        if let Some(stdout) = stdout {
+            thread::Builder::new()
+                .name(format!("agent-{pgid}-stdout"))
+                .spawn(move || pump_lines(stdout, &sender))
+                .map_err(setup)?;
+        }
+        if let Some(stderr) = stderr {
+            let handle = thread::Builder::new()
+                .name(format!("agent-{pgid}-stderr"))
+                .spawn(move || drain_stderr(stderr, log))
+                .map_err(setup)?;
+            agent.stderr_thread = Some(handle);
+        }
+        Ok(agent)
+    }
+
+    /// The agent's process id, which is also its process group id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends one line (a `\n` is added), waiting at most [`SEND_TIMEOUT`] for room.
+    pub fn send(&mut self, line: &str) -> Result<(), AgentError> {
+        self.send_until(line, Instant::now() + SEND_TIMEOUT)
+    }
+
+    /// Sends one line, giving up with [`AgentError::Stalled`] once `deadline` passes.
+    ///
+    /// The pipe is non-blocking, so an agent that never reads its input costs the
+    /// referee at most the time until `deadline`, not forever.
+    pub fn send_until(&mut self, line: &str, deadline: Instant) -> Result<(), AgentError> {
+        if line.contains(['\n', '\r']) {
+            return Err(AgentError::NotOneLine);
+        }
+        let stdin = match &mut self.input {
+            Input::Open(stdin) => stdin,
+            Input::Closed => return Err(AgentError::Closed),
+            Input::Stalled => return Err(AgentError::Stalled),
+        };
+        let mut message = Vec::with_capacity(line.len() + 1);
+        message.extend_from_slice(line.as_bytes());
+        message.push(b'\n');
+        let result = write_all_until(stdin, &message, deadline);
+        match result {
+            Ok(()) => {}
+            Err(AgentError::Stalled) => self.input = Input::Stalled,
+            Err(_) => self.input = Input::Closed,
+        }
+        result
+    }
+
+    /// The next line from the agent's stdout, or [`Received::Timeout`] at `deadline`.
+    ///
+    /// The deadline is checked before the queue, so an agent that prints without end
+    /// still times out. An agent that has exited reports [`Received::Closed`] once its
+    /// output has stopped coming, even if a leaked descendant holds its stdout open.
+    pub fn recv(&mut self, deadline: Instant) -> Received {
+        loop {
+            let exited = self.exit_status().is_some();
+            let now = Instant::now();
+            if now >= deadline {
+                // An agent that has died will never answer; say so rather than "slow".
+                return if exited {
+                    Received::Closed
+                } else {
+                    Received::Timeout
+                };
+            }
+            match self.lines.recv_timeout((deadline - now).min(EXIT_POLL)) {
+                Ok(received) => return received,
+                Err(RecvTimeoutError::Disconnected) => return Received::Closed,
+                Err(RecvTimeoutError::Timeout) if exited => return Received::Closed,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// A line that has already arrived, without waiting; `None` when there is none.
+    ///
+    /// Lets the caller notice what an agent said while no answer was due.
+    pub fn try_recv(&mut self) -> Option<Received> {
+        match self.lines.try_recv() {
+            Ok(received) => Some(received),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => Some(Received::Closed),
+        }
+    }
+
+    /// Stops the agent: TERM to its group, up to `grace` to exit, then KILL; idempotent.
+    ///
+    /// Always reaps the agent, and reaps those of its descendants that were
+    /// reparented to this process, so none is left running or as a zombie.
+    pub fn shutdown(&mut self, grace: Duration) {
+        if self.shut_down {
+            return;
+        }
+        self.shut_down = true;
+        // End of input lets a well-behaved agent finish on its own during the grace.
+        self.input = Input::Closed;
+        let group = Pid::from_raw(self.pgid);
+        let _ = killpg(group, Signal::SIGTERM);
+        let until = Instant::now() + grace;
+        while self.exit_status().is_none() && Instant::now() < until {
+            thread::sleep(TICK);
+        }
+        // Also when the agent exited in time: descendants may have ignored the TERM.
+        let _ = killpg(group, Signal::SIGKILL);
+        // By pid too, in case the agent moved itself out of its group.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        reap_group(self.pgid, Instant::now() + REAP_LIMIT);
+        unregister(self.pgid);
+        // The log is complete once the drain thread has seen the end of stderr; a
+        // descendant that escaped the group may hold it open, so do not wait forever.
+        if let Some(handle) = self.stderr_thread.take() {
+            let until = Instant::now() + REAP_LIMIT;
+            while !handle.is_finished() && Instant::now() < until {
+                thread::sleep(TICK);
+            }
+            if handle.is_finished() {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// The agent's exit status if it has exited, without waiting.
+    pub fn exit_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+}
+
+impl Drop for AgentProcess {
+    fn drop(&mut self) {
+        self.shutdown(DROP_GRACE);
+    }
+}
+
+/// Fails unless `dir` exists and is a directory, so the error names the directory
+/// rather than leaving a bare "not found" that looks like a missing program.
+fn check_dir(dir: &std::path::Path) -> io::Result<()> {
+    if std::fs::metadata(dir)?.is_dir() {
+        Ok(())
+    } else {
+        Err(io::Error::other("not a directory"))
+    }
+}
+
+/// Makes this process adopt orphaned descendants, once (Linux only; elsewhere a no-op).
+fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // Without it, cleanup still kills every process; only zombie reaping
+            // falls back to init.
+            let _ = nix::sys::prctl::set_child_subreaper(true);
+        });
+    }
+}
+
+/// Puts the write end of the agent's stdin pipe in non-blocking mode.
+fn set_nonblocking(stdin: &ChildStdin) -> io::Result<()> {
+    let fd = stdin.as_raw_fd();
+    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(())
+}
+
+/// Writes all of `bytes` to the non-blocking pipe, waiting for room until `deadline`.
+fn write_all_until(pipe: &mut ChildStdin, mut bytes: &[u8], deadline: Instant) -> Result<(), AgentError> {
+    while !bytes.is_empty() {
+        match pipe.write(bytes) {
+            Ok(0) => return Err(AgentError::Closed),
+            Ok(n) => bytes = &bytes[n..],
+            Err(err) => match err.kind() {
+                ErrorKind::Interrupted => {}
+                ErrorKind::WouldBlock => wait_writable(pipe, deadline)?,
+                ErrorKind::BrokenPipe => return Err(AgentError::Closed),
+                _ => return Err(AgentError::Write(err)),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// Waits until the pipe has room (or its reader is gone), or fails at `deadline`.
+fn wait_writable(pipe: &ChildStdin, deadline: Instant) -> Result<(), AgentError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(AgentError::Stalled);
+    }
+    // Longer waits are split; the caller's loop comes back here.
+    let millis = u16::try_from(left.as_millis().max(1)).unwrap_or(u16::MAX);
+    let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLOUT)];
+    match poll(&mut fds, PollTimeout::from(millis)) {
+        Ok(_) | Err(Errno::EINTR) => Ok(()),
+        Err(errno) => Err(AgentError::Write(errno.into())),
+    }
+}
+
+/// Reaps the members of group `pgid` that became our children when orphaned.
+///
+/// They were sent SIGKILL already; this only waits for them to die, up to `until`.
+fn reap_group(pgid: i32, until: Instant) {
+    let group = Pid::from_raw(-pgid);
+    loop {
+        match waitpid(group, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => {
+                if Instant::now() >= until {
+                    return;
+                }
+                thread::sleep(TICK);
+            }
+            Ok(_) | Err(Errno::EINTR) => {}
+            // ECHILD: no child of ours is left in the group.
+            Err(_) => return,
+        }
+    }
+}
+
+/// Copies the agent's stderr to `log` (up to [`STDERR_LOG_LIMIT`] bytes) or discards
+/// it, until the agent closes it; never buffers more than one read.
+fn drain_stderr(mut stderr: ChildStderr, mut log: Option<File>) {
+    let mut chunk = [0u8; 8 * 1024];
+    let mut logged: u64 = 0;
+    loop {
+        let n = match stderr.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let Some(file) = log.as_mut() else { continue };
+        let room = usize::try_from(STDERR_LOG_LIMIT - logged).unwrap_or(usize::MAX);
+        let take = n.min(room);
+        let mut ok = file.write_all(&chunk[..take]).is_ok();
+        logged += take as u64;
+        if ok && take < n {
+            let _ = writeln!(
+                file,
+                "\n[referee: agent stderr cut here after {STDERR_LOG_LIMIT} bytes]"
+            );
+            ok = false;
+        }
+        if !ok {
+            // Keep draining so the agent never blocks, but stop logging.
+            log = None;
+        }
+    }
+}

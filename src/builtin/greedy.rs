@@ -1,0 +1,81 @@
+//! The greedy strategy: score every legal action by the position it leads to, as
+//! seen from the seat's view, and play a best one (ties broken at random).
+
+use super::Table;
+use crate::game::parker::board::{Colour, Point};
+use crate::game::parker::rules::{Action, Position, Variant};
+use crate::game::parker::{state, table};
+use crate::game::GameId;
+use crate::rng::Rng;
+
+/// Picks a best-scoring action among `legal`.
+pub(super) fn choose(t: &Table, view: &str, legal: &[String], rng: &mut Rng) -> Option<String> {
+    let scores: Vec<i64> = match t.game {
+        GameId::PegChow | GameId::Telka => parker_scores(t, view, legal)?,
+    };
+    let best = *scores.iter().max()?;
+    let best_ones: Vec<usize> = (0..legal.len()).filter(|&i| scores[i] == best).collect();
+    Some(legal[best_ones[rng.below(best_ones.len())]].clone())
+}
+
+/// Peg Chow and Telka: progress of the moving colour towards its target home, a win
+/// above all, and captures in Telka.
+fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
+    let players = t.options.int("players", 2, 2..=4).ok()? as usize;
+    let per_player = t.options.int("colors-per-player", 1, 1..=2).ok()? as usize;
+    let table = table::Table::new(players, per_player).ok()?;
+    let variant = if t.game == GameId::Telka {
+        Variant::Telka
+    } else {
+        Variant::PegChow
+    };
+    let (pos, _) = state::parse(view, &table).ok()?;
+    let mover = pos.to_move;
+    Some(
+        legal
+            .iter()
+            .map(|text| {
+                let mut next = pos.clone();
+                let Ok(action) = Action::parse(text) else {
+                    return i64::MIN;
+                };
+                match next.apply(variant, &table, &action) {
+                    Ok(_) if next.has_won(variant, &table, mover) => i64::MAX,
+                    Ok(effect) => progress(&next, variant, mover) + 30 * effect.captured.len() as i64,
+                    Err(_) => i64::MIN,
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Higher is better: minus the summed distance of `colour`'s counters from its goal.
+fn progress(pos: &Position, variant: Variant, colour: Colour) -> i64 {
+    let target = colour.target();
+    let corner = target
+        .home_points()
+        .max_by_key(|p| far_from_centre(*p))
+        .expect("12 points");
+    let cost = |p: Point| -> i64 {
+        let home_distance = target.distance_to_home(p) as i64;
+        match variant {
+            // Any three counters home win: get them there, nearest point first.
+            Variant::Telka => home_distance * 4 - if home_distance == 0 { 6 } else { 0 },
+            // Every point must be filled: inside the home go deep, so later counters
+            // find the points near the entrance free; outside, any home point is ahead.
+            Variant::PegChow if home_distance == 0 => chebyshev(p, corner),
+            Variant::PegChow => 4 + 2 * home_distance,
+        }
+    };
+    -pos.counters(colour).map(cost).sum::<i64>()
+}
+
+/// Chebyshev distance between two points.
+fn chebyshev(a: Point, b: Point) -> i64 {
+    ((a.x() - b.x()).abs().max((a.y() - b.y()).abs())) as i64
+}
+
+/// Distance from the board's centre, which picks out a home's outer corner.
+fn far_from_centre(p: Point) -> i64 {
+    ((p.x() - 5).abs() + (p.y() - 5).abs()) as i64
+}

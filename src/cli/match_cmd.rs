@@ -1,0 +1,252 @@
+//! `referee match`: one game between agent processes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+
+use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
+use crate::agent::AgentSpec;
+use crate::builtin::Strategy;
+use crate::clock::TimeControl;
+use crate::game::{EndReason, GameId, Options, Seat};
+use crate::referee::{default_record_path, play_match, MatchConfig, MatchError, Progress, SeatAgent};
+use crate::rng::Rng;
+
+/// Arguments of `referee match`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// Game: pegchow or telka.
+    #[arg(long)]
+    game: String,
+    /// Game option KEY=VALUE, repeatable (e.g. -o players=4).
+    #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Agent command for the next seat, repeatable, in seat order; one quoted string
+    /// per agent. Seats without one get a built-in agent (see --fill).
+    #[arg(long = "agent", value_name = "CMD")]
+    agents: Vec<String>,
+    /// Built-in agent for the seats not given with --agent.
+    #[arg(long, value_enum, default_value = "greedy")]
+    fill: Strategy,
+    /// Time control [moves/]seconds[+increment], per seat, as in cutechess-cli.
+    #[arg(long, value_name = "TC", conflicts_with = "st", default_value = "10+0.1")]
+    tc: String,
+    /// Fixed seconds per decision instead of a clock.
+    #[arg(long, value_name = "SECONDS")]
+    st: Option<String>,
+    /// Milliseconds granted past the clock before the flag falls.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    margin: u64,
+    /// Seconds an agent has for the handshake, and again to be ready for the game.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    startup_timeout: f64,
+    /// Seconds an agent has to exit after `quit` before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    quit_grace: f64,
+    /// `setoption` for one seat's agent: SEAT:NAME=VALUE, repeatable.
+    #[arg(long = "setoption", value_name = "SEAT:NAME=VALUE")]
+    setoptions: Vec<String>,
+    /// Seed for the built-in agents (default: from the clock; always recorded).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Start from this state string instead of the start position.
+    #[arg(long)]
+    state: Option<String>,
+    /// Record file to create (default: records/<game>-<time>-<seed>.jsonl).
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// Directory for per-seat transcripts (every line exchanged) and stderr logs.
+    #[arg(long, value_name = "DIR")]
+    log_dir: Option<PathBuf>,
+    /// Print every action (default: a line every 100 plies).
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
+    /// Print only the result and the record path.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// Resolves the arguments into a match configuration.
+fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
+    let game = GameId::parse(&args.game).map_err(Failure::usage)?;
+    let options = Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?;
+    // Creating the game checks options and state before any agent starts.
+    let probe = game
+        .create(&options, args.state.as_deref())
+        .map_err(Failure::usage)?;
+    let seats = probe.seat_count();
+    if args.agents.len() > seats {
+        return Err(Failure::usage(anyhow!(
+            "{} agents given for a game of {seats} seats",
+            args.agents.len()
+        )));
+    }
+    let control = match &args.st {
+        Some(st) => TimeControl::parse_st(st),
+        None => TimeControl::parse_tc(&args.tc),
+    }
+    .map_err(Failure::usage)?;
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    let exe = std::env::current_exe()
+        .context("cannot find the referee executable")
+        .map_err(Failure::failed)?;
+    let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
+    let mut agents: Vec<SeatAgent> = Seat::all(seats)
+        .map(|seat| {
+            let command = args.agents.get(seat.index()).cloned().unwrap_or_else(|| {
+                format!(
+                    "{exe} agent {} --seed {}",
+                    args.fill.name(),
+                    Rng::derive(seed, seat.number() as u64)
+                )
+            });
+            SeatAgent {
+                spec: AgentSpec::new(command),
+                options: Vec::new(),
+            }
+        })
+        .collect();
+    for text in &args.setoptions {
+        let parsed = text.split_once(':').and_then(|(seat, rest)| {
+            let seat = seat.parse::<Seat>().ok().filter(|s| s.number() <= seats)?;
+            let (name, value) = rest.split_once('=').filter(|(n, _)| !n.is_empty())?;
+            Some((seat, name.to_string(), value.to_string()))
+        });
+        let (seat, name, value) = parsed.ok_or_else(|| {
+            Failure::usage(anyhow!(
+                "--setoption `{text}`: expected SEAT:NAME=VALUE with a seat of this game"
+            ))
+        })?;
+        agents[seat.index()].options.push((name, value));
+    }
+    let seconds = |s: f64, what: &str| {
+        if s.is_finite() && s > 0.0 && s < 1e6 {
+            Ok(Duration::from_secs_f64(s))
+        } else {
+            Err(Failure::usage(anyhow!(
+                "{what} must be a positive number of seconds"
+            )))
+        }
+    };
+    Ok(MatchConfig {
+        game,
+        options,
+        state: args.state.clone(),
+        agents,
+        control,
+        margin: Duration::from_millis(args.margin),
+        startup: seconds(args.startup_timeout, "--startup-timeout")?,
+        quit_grace: seconds(args.quit_grace, "--quit-grace")?,
+        seed,
+        record: args
+            .record
+            .clone()
+            .unwrap_or_else(|| default_record_path(game, seed)),
+        log_dir: args.log_dir.clone(),
+    })
+}
+
+/// Runs `referee match`.
+pub fn run(args: MatchArgs) -> Result<u8, Failure> {
+    let config = config(&args)?;
+    if config.record.exists() {
+        return Err(Failure::usage(anyhow!(
+            "record {} already exists; nothing is overwritten",
+            config.record.display()
+        )));
+    }
+    if let Some(dir) = &config.log_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create log directory {}", dir.display()))
+            .map_err(Failure::usage)?;
+    }
+    watch_signals(&config.record)?;
+    if !args.quiet {
+        print(&format!(
+            "{} game, {} seats, seed {}, time control {}\n",
+            config.game,
+            config.agents.len(),
+            config.seed,
+            config.control
+        ))?;
+    }
+    let (verbose, quiet) = (args.verbose, args.quiet);
+    let mut progress = |p: Progress<'_>| {
+        let line = match p {
+            Progress::Action {
+                ply,
+                seat,
+                label,
+                action,
+                forced,
+            } if verbose || (!quiet && ply % 100 == 0) => {
+                let forced = if forced { " (forced)" } else { "" };
+                format!("ply {ply:>4}  seat {seat} {label:<6} {action}{forced}\n")
+            }
+            Progress::Forfeit { seat, failure } if !quiet => {
+                format!("seat {seat} forfeits: {} ({})\n", failure.kind, failure.detail)
+            }
+            _ => return,
+        };
+        let _ = print(&line);
+    };
+    let report = play_match(&config, &mut progress).map_err(|e| match e {
+        MatchError::Record { .. } => Failure::failed(e),
+        other => Failure::usage(other),
+    })?;
+    let names: Vec<String> = report
+        .seats
+        .iter()
+        .map(|s| {
+            format!(
+                "seat {} {} ({}): place {}",
+                s.seat,
+                s.label,
+                s.name,
+                report.outcome.places[s.seat - 1]
+            )
+        })
+        .collect();
+    let how = match &report.outcome.reason {
+        EndReason::Win => "won".to_string(),
+        EndReason::MaxPlies => "drawn by the ply limit".to_string(),
+        EndReason::LastStanding => "won as the last side standing".to_string(),
+        EndReason::Forfeit { seat, kind } => format!("decided by seat {seat}'s forfeit ({kind})"),
+    };
+    print(&format!(
+        "result: {} after {} plies, {how}\n  {}\nrecord: {}\n",
+        report.outcome.protocol_text(),
+        report.plies,
+        names.join("\n  "),
+        report.record.display()
+    ))?;
+    Ok(EXIT_OK)
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: kill every agent, keep the record (every line is
+/// already flushed; `verify` reports it unfinished), exit 130.
+fn watch_signals(record: &std::path::Path) -> Result<(), Failure> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("cannot install signal handlers")
+        .map_err(Failure::failed)?;
+    let record = record.to_path_buf();
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            crate::agent::kill_all_agents();
+            eprintln!(
+                "referee: interrupted by signal {signal}; agents stopped; record kept unfinished at {}",
+                record.display()
+            );
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+    });
+    Ok(())
+}

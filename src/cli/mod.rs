@@ -1,0 +1,124 @@
+//! The command line: what the user typed (clap), turned into one call per mode.
+//! Exit codes: 0 success, 1 a check failed or the run failed, 2 bad usage or bad
+//! input, 130 interrupted by a signal.
+
+mod match_cmd;
+mod serve;
+mod show;
+mod verify;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::builtin::Strategy;
+
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: a check failed (e.g. `verify` found a bad line) or the run failed.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: bad usage or bad input.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code: stopped by SIGINT, SIGTERM or SIGHUP.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// A headless game referee: runs bots as processes, enforces the rules and the
+/// information hiding of its games, and writes hash-chained game records.
+#[derive(Debug, Parser)]
+#[command(name = "referee", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Play one game between agents (built-in agents fill the seats not given).
+    Match(match_cmd::MatchArgs),
+    /// Speak the controller protocol on stdin/stdout (see protocol.md).
+    Serve,
+    /// Re-check records: hashes, every action, every event, the result.
+    Verify {
+        /// Record files.
+        #[arg(required = true)]
+        records: Vec<PathBuf>,
+    },
+    /// Print a recorded game, optionally as one seat saw it, optionally at one ply.
+    Show(show::ShowArgs),
+    /// Run a built-in agent speaking the agent protocol on stdin/stdout.
+    Agent {
+        /// Strategy.
+        #[arg(value_enum)]
+        strategy: Strategy,
+        /// Seed for its random choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+}
+
+/// A failure with the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+impl Failure {
+    /// Bad usage or bad input: exit 2.
+    pub fn usage(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: EXIT_USAGE,
+            error: error.into(),
+        }
+    }
+
+    /// A failed check or run: exit 1.
+    pub fn failed(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: EXIT_FAILED,
+            error: error.into(),
+        }
+    }
+}
+
+/// Parses the command line, runs it, and maps the outcome to an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            // One line: the error and its causes, joined.
+            eprintln!("referee: {}", format!("{:#}", f.error).replace('\n', " "));
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> Result<u8, Failure> {
+    match cli.command {
+        Command::Match(args) => match_cmd::run(args),
+        Command::Serve => serve::run(),
+        Command::Verify { records } => verify::run(&records),
+        Command::Show(args) => show::run(args),
+        Command::Agent { strategy, seed } => {
+            let stdin = io::stdin().lock();
+            let stdout = io::stdout().lock();
+            match crate::builtin::run(strategy, seed, stdin, stdout) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e)),
+                _ => Ok(EXIT_OK),
+            }
+        }
+    }
+}
+
+/// Writes text to stdout; a closed stdout (e.g. piped into `head`) is not an error.
+fn print(text: &str) -> Result<(), Failure> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e)),
+        _ => Ok(()),
+    }
+}

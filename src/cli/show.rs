@@ -1,0 +1,117 @@
+//! `referee show`: a recorded game as text, omniscient or as one seat saw it.
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::{print, Failure, EXIT_OK};
+use crate::game::Seat;
+use crate::record::{self, Line};
+
+/// Arguments of `referee show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The record.
+    record: PathBuf,
+    /// Show only what this seat could know: its view and the events it was told.
+    #[arg(long)]
+    seat: Option<Seat>,
+    /// Stop after this many plies (0: the start position).
+    #[arg(long)]
+    ply: Option<u32>,
+}
+
+/// Runs `referee show`.
+pub fn run(args: ShowArgs) -> Result<u8, Failure> {
+    // Verify first: showing a tampered record as if it were true would mislead.
+    let replay = record::replay_file(&args.record).map_err(|e| {
+        let e = anyhow!("{}: {e}", args.record.display());
+        if e.to_string().contains("cannot open") {
+            Failure::usage(e)
+        } else {
+            Failure::failed(e)
+        }
+    })?;
+    let header = &replay.header;
+    let mut game = record::start_game(header).map_err(|e| Failure::failed(anyhow!(e)))?;
+    if let Some(seat) = args.seat {
+        if seat.number() > game.seat_count() {
+            return Err(Failure::usage(anyhow!(
+                "--seat {seat}: the game has {} seats",
+                game.seat_count()
+            )));
+        }
+    }
+    let upto = args.ply.unwrap_or(u32::MAX);
+    if args.ply.is_some_and(|k| k > replay.game.plies()) {
+        return Err(Failure::usage(anyhow!(
+            "--ply {upto}: the record has {} plies",
+            replay.game.plies()
+        )));
+    }
+    let mut out = String::new();
+    let seats: Vec<String> = header
+        .seats
+        .iter()
+        .map(|s| format!("seat {} {} ({})", s.seat, s.label, s.name))
+        .collect();
+    out.push_str(&format!(
+        "{} {} — {}\n",
+        header.game,
+        header.options,
+        seats.join(", ")
+    ));
+    let mut result = None;
+    for line in &replay.lines {
+        if game.plies() >= upto && !matches!(line, Line::Forfeit(_)) {
+            break;
+        }
+        let (played, heading) = match line {
+            Line::Action(a) => {
+                let seat = Seat::new(a.seat).expect("verified");
+                let played = game.play(seat, &a.action).expect("verified");
+                let shown = match (&played.taken, args.seat) {
+                    (Some(t), _) => format!("{} (requested {})", t, a.action),
+                    (None, _) => a.action.clone(),
+                };
+                (played, format!("{:>4}. seat {} {}", a.ply, a.seat, shown))
+            }
+            Line::Forfeit(f) => {
+                let seat = Seat::new(f.seat).expect("verified");
+                (
+                    game.forfeit(seat, f.reason),
+                    format!("      seat {} forfeits: {}", f.seat, f.reason),
+                )
+            }
+            Line::Result(r) => {
+                result = Some(r.clone());
+                continue;
+            }
+            Line::Header(_) => continue,
+        };
+        match args.seat {
+            // A seat saw its own events, not the omniscient ones.
+            Some(seat) => {
+                let seen: Vec<&str> = played.seat_events[seat.index()]
+                    .iter()
+                    .map(|e| e.text())
+                    .collect();
+                out.push_str(&format!("{:>4}. {}\n", game.plies(), seen.join("; ")));
+            }
+            None => out.push_str(&format!("{heading}  [{}]\n", played.events.join("; "))),
+        }
+    }
+    out.push('\n');
+    out.push_str(&game.diagram(args.seat));
+    if let Some(seat) = args.seat {
+        out.push_str(&format!("view {}\n", game.view(seat).text()));
+    }
+    match result {
+        Some(r) => out.push_str(&format!("result: places {:?} by {}\n", r.places, r.reason)),
+        None if game.outcome().is_none() && replay.result.is_none() => out.push_str("unfinished\n"),
+        None => {}
+    }
+    print(&out)?;
+    Ok(EXIT_OK)
+}

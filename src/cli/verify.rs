@@ -1,0 +1,37 @@
+//! `referee verify`: re-check records and name the first bad line.
+
+use std::path::PathBuf;
+
+use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::record;
+
+/// Verifies each record; exit 1 if any is wrong, 2 if any cannot be read at all.
+pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
+    let mut code = EXIT_OK;
+    for path in records {
+        match record::replay_file(path) {
+            Ok(replay) => {
+                let status = match &replay.result {
+                    Some(r) => format!("finished: places {:?} by {}", r.places, r.reason),
+                    None => "UNFINISHED: no result line (the game was interrupted)".to_string(),
+                };
+                print(&format!(
+                    "{}: ok, {} with {} lines after the header, {} plies, {status}\n",
+                    path.display(),
+                    replay.header.game,
+                    replay.lines.len(),
+                    replay.game.plies()
+                ))?;
+            }
+            Err(e) if e.line == 0 => {
+                eprintln!("referee: {}", e.message);
+                code = code.max(EXIT_USAGE);
+            }
+            Err(e) => {
+                eprintln!("referee: {}: {e}", path.display());
+                code = code.max(EXIT_FAILED);
+            }
+        }
+    }
+    Ok(code)
+}

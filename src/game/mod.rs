@@ -1,0 +1,405 @@
+//! The game abstraction every game plugs into, and the registry of games.
+//!
+//! A game is typed on the inside (its own square, action, view and state types, see
+//! `parker`) and talks text at this boundary, because the referee loop, the records
+//! and the controller protocol are the same for every game. Information hiding is
+//! structural: the only thing about a game that may reach an agent is a [`View`] or a
+//! [`SeatEvent`], and both can only be built by the game for one seat.
+
+pub mod options;
+pub mod parker;
+
+use std::fmt;
+
+pub use options::Options;
+
+/// A seat at the table, numbered from 1 as everywhere in the user-facing surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Seat(u8);
+
+impl Seat {
+    /// The seat with 1-based number `n`; `None` for 0.
+    pub fn new(n: usize) -> Option<Seat> {
+        u8::try_from(n).ok().filter(|&n| n >= 1).map(Seat)
+    }
+
+    /// The 1-based seat number.
+    pub fn number(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The 0-based index, for per-seat vectors.
+    pub fn index(self) -> usize {
+        self.0 as usize - 1
+    }
+
+    /// The seat at 0-based index `i`.
+    pub fn from_index(i: usize) -> Seat {
+        Seat(u8::try_from(i + 1).expect("at most 255 seats"))
+    }
+
+    /// All seats of a table of `n`.
+    pub fn all(n: usize) -> impl Iterator<Item = Seat> {
+        (0..n).map(Seat::from_index)
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::str::FromStr for Seat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Seat, String> {
+        s.parse::<usize>()
+            .ok()
+            .and_then(Seat::new)
+            .ok_or_else(|| format!("bad seat `{s}`: expected a number from 1"))
+    }
+}
+
+/// What kind of action the seat to act is asked for (the `go` line names it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    /// A placement (I-Doubt-It's placement phase).
+    Place,
+    /// An ordinary move (or drop).
+    Move,
+    /// An answer to a king-capture announcement: `doubt` or `accept`.
+    Respond,
+}
+
+impl ActionKind {
+    /// The protocol word for this kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Place => "place",
+            ActionKind::Move => "move",
+            ActionKind::Respond => "respond",
+        }
+    }
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whose turn it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// `seat` must submit an action of `kind`.
+    Act {
+        /// The seat to act.
+        seat: Seat,
+        /// The kind of action expected.
+        kind: ActionKind,
+    },
+    /// The game is over.
+    Over,
+}
+
+/// Why a seat forfeited; the four kinds are distinct in records and results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ForfeitKind {
+    /// The seat's clock ran out (or it never finished the handshake in time).
+    Timeout,
+    /// The agent process exited, or closed its output.
+    Crash,
+    /// The agent submitted an action the rules reject.
+    Illegal,
+    /// The agent broke the protocol (garbage where an answer was due, an over-long line).
+    Protocol,
+    /// The seat resigned (controller or play-by-mail).
+    Resign,
+}
+
+impl ForfeitKind {
+    /// The word used in records and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitKind::Timeout => "timeout",
+            ForfeitKind::Crash => "crash",
+            ForfeitKind::Illegal => "illegal",
+            ForfeitKind::Protocol => "protocol",
+            ForfeitKind::Resign => "resign",
+        }
+    }
+
+    /// Parses the record word.
+    pub fn parse(s: &str) -> Option<ForfeitKind> {
+        [
+            ForfeitKind::Timeout,
+            ForfeitKind::Crash,
+            ForfeitKind::Illegal,
+            ForfeitKind::Protocol,
+            ForfeitKind::Resign,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
+impl fmt::Display for ForfeitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a finished game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// A seat (or team) reached its goal.
+    Win,
+    /// The `max-plies` limit was reached (R-B8, R-D8, R-M6).
+    MaxPlies,
+    /// Only one side is left after the others forfeited (R-F1).
+    LastStanding,
+    /// The game ended because `seat` forfeited for `kind`.
+    Forfeit {
+        /// The seat that forfeited.
+        seat: Seat,
+        /// Why.
+        kind: ForfeitKind,
+    },
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndReason::Win => f.write_str("win"),
+            EndReason::MaxPlies => f.write_str("max-plies"),
+            EndReason::LastStanding => f.write_str("last-standing"),
+            EndReason::Forfeit { seat, kind } => write!(f, "forfeit {seat} {kind}"),
+        }
+    }
+}
+
+/// The result of a finished game: a place per seat (1 is best; equal places are shared).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// `places[i]` is the place of seat `i + 1`.
+    pub places: Vec<u8>,
+    /// How the game ended.
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// A game won by `winners` (a seat, or a team), everybody else sharing second place.
+    pub fn win(seats: usize, winners: &[Seat], reason: EndReason) -> Outcome {
+        let places = Seat::all(seats)
+            .map(|s| if winners.contains(&s) { 1 } else { 2 })
+            .collect();
+        Outcome { places, reason }
+    }
+
+    /// A draw: every seat shares first place.
+    pub fn draw(seats: usize, reason: EndReason) -> Outcome {
+        Outcome {
+            places: vec![1; seats],
+            reason,
+        }
+    }
+
+    /// The seats in first place, when that is not everybody.
+    pub fn winners(&self) -> Vec<Seat> {
+        if self.places.iter().all(|&p| p == 1) {
+            return Vec::new();
+        }
+        (0..self.places.len())
+            .filter(|&i| self.places[i] == 1)
+            .map(Seat::from_index)
+            .collect()
+    }
+
+    /// The protocol form: `places 1 2 reason win` (see protocol.md).
+    pub fn protocol_text(&self) -> String {
+        let places: Vec<String> = self.places.iter().map(u8::to_string).collect();
+        format!("places {} reason {}", places.join(" "), self.reason)
+    }
+}
+
+/// A seat's complete current view, one line; only a game can build one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    seat: Seat,
+    text: String,
+}
+
+impl View {
+    /// Built by a game's view function, which reads hidden fields only through the
+    /// visibility rule of that game.
+    pub(crate) fn new(seat: Seat, text: String) -> View {
+        debug_assert!(!text.contains('\n'));
+        View { seat, text }
+    }
+
+    /// The seat this view belongs to.
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    /// The one-line text sent after `view `.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// One thing a seat is told happened; only a game can build one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatEvent {
+    text: String,
+}
+
+impl SeatEvent {
+    /// Built by a game for one seat's audience.
+    pub(crate) fn new(text: String) -> SeatEvent {
+        debug_assert!(!text.contains('\n'));
+        SeatEvent { text }
+    }
+
+    /// The text sent after `event `.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// What one accepted action (or forfeit) did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Played {
+    /// The action as the referee applied it, when it differs from the one submitted
+    /// (a multi-player chess move stopped by an unseen piece, R-M4).
+    pub taken: Option<String>,
+    /// Everything that happened, omniscient (records and the controller).
+    pub events: Vec<String>,
+    /// What each seat is told, indexed by seat index.
+    pub seat_events: Vec<Vec<SeatEvent>>,
+}
+
+/// Why an action was not accepted. A rejected action changes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    /// The text is not an action of this game at all.
+    #[error("malformed action `{action}`: {reason}")]
+    Malformed {
+        /// The text submitted.
+        action: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// It is not this seat's turn.
+    #[error("not seat {seat}'s turn ({turn})")]
+    NotYourTurn {
+        /// The seat that tried to act.
+        seat: Seat,
+        /// Whose turn it is, in words.
+        turn: String,
+    },
+    /// Well-formed, but the rules forbid it here.
+    #[error("illegal action `{action}`: {reason}")]
+    Illegal {
+        /// The text submitted.
+        action: String,
+        /// The rule it breaks.
+        reason: String,
+    },
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+}
+
+/// A game in progress. Object safe, so the referee loop is the same for every game.
+pub trait Game: Send + fmt::Debug {
+    /// Which game this is.
+    fn id(&self) -> GameId;
+    /// The options in force, defaults filled in (records store these).
+    fn options(&self) -> Options;
+    /// Number of seats.
+    fn seat_count(&self) -> usize;
+    /// A short name for a seat's side, e.g. `Blue` or `Blue+Green`.
+    fn seat_label(&self, seat: Seat) -> String;
+    /// Whose turn it is and what kind of action is expected.
+    fn turn(&self) -> Turn;
+    /// Actions made so far (the ply counter `max-plies` compares with).
+    fn plies(&self) -> u32;
+    /// Every action the seat to act may submit now, in a stable order.
+    fn legal_actions(&self) -> Vec<String>;
+    /// Checks and applies an action of `seat`; a rejection changes nothing.
+    fn play(&mut self, seat: Seat, action: &str) -> Result<Played, Rejection>;
+    /// A forced move the referee makes itself, without asking the seat (a forced
+    /// `pass`, R-B5, R-M6); `None` when the seat to act has a real choice.
+    fn forced_action(&self) -> Option<String>;
+    /// Takes `seat` out of the game for `kind` (R-F1): the game ends or goes on.
+    fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played;
+    /// What `seat` may know right now, on one line.
+    fn view(&self, seat: Seat) -> View;
+    /// The omniscient state on one line; [`GameId::create`] accepts it back.
+    fn state(&self) -> String;
+    /// The result, once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+    /// A text board diagram, omniscient or as `seat` sees it.
+    fn diagram(&self, seat: Option<Seat>) -> String;
+    /// A copy behind a new box (replays, lookahead by agents).
+    fn boxed_clone(&self) -> Box<dyn Game>;
+}
+
+/// Why a game could not be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// No such game.
+    #[error("unknown game `{0}` (games: pegchow, telka)")]
+    UnknownGame(String),
+    /// An option is unknown or has a bad value.
+    #[error("option {0}")]
+    Option(String),
+    /// A state string is malformed or inconsistent; every problem is listed.
+    #[error("bad state string: {}", .0.join("; "))]
+    State(Vec<String>),
+}
+
+/// The games `referee` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameId {
+    /// Peg Chow (SPEC §1).
+    PegChow,
+    /// Telka (SPEC §1).
+    Telka,
+}
+
+impl GameId {
+    /// Every game, in the order help texts list them.
+    pub const ALL: [GameId; 2] = [GameId::PegChow, GameId::Telka];
+
+    /// The id used on the command line, in records and on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameId::PegChow => "pegchow",
+            GameId::Telka => "telka",
+        }
+    }
+
+    /// Looks a game up by its id.
+    pub fn parse(s: &str) -> Result<GameId, SetupError> {
+        GameId::ALL
+            .into_iter()
+            .find(|g| g.as_str() == s)
+            .ok_or_else(|| SetupError::UnknownGame(s.to_string()))
+    }
+
+    /// Starts a game with `options`, from the start position or from `state`.
+    pub fn create(self, options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
+        match self {
+            GameId::PegChow | GameId::Telka => parker::create(self, options, state),
+        }
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

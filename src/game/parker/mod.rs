@@ -1,0 +1,362 @@
+//! Peg Chow and Telka (SPEC §1, R-B1…R-B9), the two Parker Brothers games played
+//! with the same counters on the same board. Everything is public in these games, so
+//! a seat's view is the state string itself.
+
+pub mod board;
+pub mod rules;
+pub mod state;
+pub mod table;
+
+use board::{Colour, Point, SIZE};
+use rules::{Action, Position, Variant};
+use table::Table;
+
+use super::{
+    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
+    SetupError, Turn, View,
+};
+
+/// Option keys these games accept.
+const KEYS: [&str; 3] = ["players", "colors-per-player", "max-plies"];
+
+/// Builds a Peg Chow or Telka game from options and an optional state string.
+pub fn create(id: GameId, options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
+    options.expect_only(&KEYS)?;
+    let players = options.int("players", 2, 2..=4)? as usize;
+    let per_player = options.int("colors-per-player", 1, 1..=2)? as usize;
+    let max_plies = options.int("max-plies", 1000, 1..=1_000_000)?;
+    let table = Table::new(players, per_player).map_err(SetupError::Option)?;
+    let variant = match id {
+        GameId::Telka => Variant::Telka,
+        _ => Variant::PegChow,
+    };
+    let (pos, out) = match state {
+        None => (Position::start(&table), Vec::new()),
+        Some(text) => state::parse(text, &table).map_err(SetupError::State)?,
+    };
+    let mut game = ParkerGame {
+        id,
+        variant,
+        table,
+        max_plies,
+        pos,
+        out,
+        outcome: None,
+    };
+    game.outcome = game.derived_outcome();
+    Ok(Box::new(game))
+}
+
+/// A Peg Chow or Telka game in progress.
+#[derive(Clone, Debug)]
+pub struct ParkerGame {
+    id: GameId,
+    variant: Variant,
+    table: Table,
+    max_plies: u32,
+    pos: Position,
+    /// Seats that forfeited in a game of three independent sides, in order (R-F1).
+    out: Vec<Seat>,
+    outcome: Option<Outcome>,
+}
+
+impl ParkerGame {
+    /// The position (counters, colour to move, moves made).
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The seating.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// Which of the two games this is.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The seats still playing.
+    fn remaining(&self) -> Vec<Seat> {
+        Seat::all(self.table.players())
+            .filter(|s| !self.out.contains(s))
+            .collect()
+    }
+
+    /// Places with `winners` first, the other remaining seats next, then the seats
+    /// that went out, the last to go out ranking best (R-F1).
+    fn places(&self, winners: &[Seat]) -> Vec<u8> {
+        let mut groups: Vec<Vec<Seat>> = vec![winners.to_vec()];
+        groups.push(
+            self.remaining()
+                .into_iter()
+                .filter(|s| !winners.contains(s))
+                .collect(),
+        );
+        groups.extend(self.out.iter().rev().map(|&s| vec![s]));
+        let mut places = vec![0; self.table.players()];
+        let mut ahead = 0;
+        for group in groups {
+            for s in &group {
+                places[s.index()] = ahead as u8 + 1;
+            }
+            ahead += group.len();
+        }
+        places
+    }
+
+    /// The result a position implies on its own: the colour that moved last has won,
+    /// the ply limit is reached, or one side is left.
+    fn derived_outcome(&self) -> Option<Outcome> {
+        let remaining = self.remaining();
+        if remaining.len() == 1 {
+            return Some(Outcome {
+                places: self.places(&remaining),
+                reason: EndReason::LastStanding,
+            });
+        }
+        if self.pos.moves > 0 {
+            let last = self.previous_colour();
+            if self.pos.has_won(self.variant, &self.table, last) {
+                let seat = self.table.owner(last).expect("colours in play have owners");
+                let winners = self.table.team(seat);
+                return Some(Outcome {
+                    places: self.places(&winners),
+                    reason: EndReason::Win,
+                });
+            }
+        }
+        (self.pos.moves >= self.max_plies).then(|| Outcome {
+            places: self.places(&self.remaining()),
+            reason: EndReason::MaxPlies,
+        })
+    }
+
+    /// Whether `colour` still takes turns (its seat has not gone out).
+    fn active(&self, colour: Colour) -> bool {
+        self.table.owner(colour).is_some_and(|s| !self.out.contains(&s))
+    }
+
+    /// The next active colour after `colour` in turn order.
+    fn next_colour(&self, colour: Colour) -> Colour {
+        let order = self.table.colours();
+        let at = order.iter().position(|&c| c == colour).expect("in play");
+        (1..=order.len())
+            .map(|k| order[(at + k) % order.len()])
+            .find(|&c| self.active(c))
+            .unwrap_or(colour)
+    }
+
+    /// The active colour whose turn came just before the colour to move.
+    fn previous_colour(&self) -> Colour {
+        let order = self.table.colours();
+        let at = order
+            .iter()
+            .position(|&c| c == self.pos.to_move)
+            .expect("in play");
+        (1..=order.len())
+            .map(|k| order[(at + order.len() * 2 - k) % order.len()])
+            .find(|&c| self.active(c))
+            .unwrap_or(self.pos.to_move)
+    }
+
+    /// The same events for every seat: everything is public in these games.
+    fn public(&self, events: Vec<String>, taken: Option<String>) -> Played {
+        let seat_events = Seat::all(self.table.players())
+            .map(|_| events.iter().cloned().map(SeatEvent::new).collect())
+            .collect();
+        Played {
+            taken,
+            events,
+            seat_events,
+        }
+    }
+}
+
+impl Game for ParkerGame {
+    fn id(&self) -> GameId {
+        self.id
+    }
+
+    fn options(&self) -> Options {
+        let mut o = Options::new();
+        o.set("players", self.table.players());
+        o.set("colors-per-player", self.table.colours_per_player());
+        o.set("max-plies", self.max_plies);
+        o
+    }
+
+    fn seat_count(&self) -> usize {
+        self.table.players()
+    }
+
+    fn seat_label(&self, seat: Seat) -> String {
+        let names: Vec<String> = self
+            .table
+            .colours_of(seat)
+            .iter()
+            .map(|c| {
+                let n = c.name();
+                n[..1].to_uppercase() + &n[1..]
+            })
+            .collect();
+        names.join("+")
+    }
+
+    fn turn(&self) -> Turn {
+        match &self.outcome {
+            Some(_) => Turn::Over,
+            None => Turn::Act {
+                seat: self
+                    .table
+                    .owner(self.pos.to_move)
+                    .expect("colour to move is in play"),
+                kind: ActionKind::Move,
+            },
+        }
+    }
+
+    fn plies(&self) -> u32 {
+        self.pos.moves
+    }
+
+    fn legal_actions(&self) -> Vec<String> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        let moves = self.pos.moves(self.variant, &self.table);
+        if moves.is_empty() {
+            return vec![Action::Pass.to_string()];
+        }
+        moves.iter().map(Action::to_string).collect()
+    }
+
+    fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {
+        let Turn::Act { seat: to_act, .. } = self.turn() else {
+            return Err(Rejection::GameOver);
+        };
+        if seat != to_act {
+            return Err(Rejection::NotYourTurn {
+                seat,
+                turn: format!("seat {to_act} ({}) is to move", self.pos.to_move),
+            });
+        }
+        let action = Action::parse(text).map_err(|reason| Rejection::Malformed {
+            action: text.to_string(),
+            reason,
+        })?;
+        let mut next = self.pos.clone();
+        let effect = next
+            .apply(self.variant, &self.table, &action)
+            .map_err(|reason| Rejection::Illegal {
+                action: text.to_string(),
+                reason,
+            })?;
+        let mover = next.to_move;
+        next.moves += 1;
+        next.to_move = self.next_colour(mover);
+        self.pos = next;
+        self.outcome = self.derived_outcome();
+        let event = match action {
+            Action::Pass => format!("pass {mover}"),
+            _ if effect.captured.is_empty() => format!("move {mover} {action}"),
+            _ => {
+                let taken: Vec<String> = effect.captured.iter().map(|(p, _)| p.to_string()).collect();
+                format!("move {mover} {action} capture {}", taken.join(" "))
+            }
+        };
+        Ok(self.public(vec![event], None))
+    }
+
+    fn forced_action(&self) -> Option<String> {
+        (self.outcome.is_none() && self.pos.moves(self.variant, &self.table).is_empty())
+            .then(|| Action::Pass.to_string())
+    }
+
+    fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
+        if self.outcome.is_some() || self.out.contains(&seat) {
+            return Played::default();
+        }
+        let mut events = vec![format!("forfeit {seat} {kind}")];
+        let independent = self.table.team(seat).len() == 1 && self.table.players() >= 3;
+        if independent {
+            // R-F1: the seat is out, its counters leave the board, the others play on.
+            for c in self.table.colours_of(seat) {
+                let n = self.pos.counters(c).count();
+                for p in Point::all() {
+                    if self.pos.at(p) == Some(c) {
+                        self.pos.board[p.index()] = None;
+                    }
+                }
+                events.push(format!("remove {c} {n}"));
+            }
+            self.out.push(seat);
+            if self.table.owner(self.pos.to_move) == Some(seat) {
+                self.pos.to_move = self.next_colour(self.pos.to_move);
+            }
+            if self.remaining().len() == 1 {
+                let last = self.remaining();
+                self.outcome = Some(Outcome {
+                    places: self.places(&last),
+                    reason: EndReason::Forfeit { seat, kind },
+                });
+            }
+        } else {
+            // Two sides: a seat's forfeit loses the game for its side.
+            let side = self.table.side_of_seat(seat);
+            let winners: Vec<Seat> = Seat::all(self.table.players())
+                .filter(|&s| self.table.side_of_seat(s) != side)
+                .collect();
+            self.outcome = Some(Outcome::win(
+                self.table.players(),
+                &winners,
+                EndReason::Forfeit { seat, kind },
+            ));
+        }
+        self.public(events, None)
+    }
+
+    fn view(&self, seat: Seat) -> View {
+        // Nothing is hidden in Peg Chow and Telka: the view is the state string.
+        View::new(seat, self.state())
+    }
+
+    fn state(&self) -> String {
+        state::print(&self.pos, &self.out)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome.clone()
+    }
+
+    fn diagram(&self, _seat: Option<Seat>) -> String {
+        let mut s = String::new();
+        for y in (0..SIZE as i8).rev() {
+            s.push_str(&format!("{:>2} ", y + 1));
+            for x in 0..SIZE as i8 {
+                let p = Point::new(x, y).expect("on board");
+                let ch = match (self.pos.at(p), p.home()) {
+                    (Some(c), _) => c.letter().to_ascii_uppercase(),
+                    (None, Some(_)) => ':',
+                    (None, None) => '.',
+                };
+                s.push(' ');
+                s.push(ch);
+            }
+            s.push('\n');
+        }
+        s.push_str("    a b c d e f g h i j k\n");
+        match self.turn() {
+            Turn::Act { seat, .. } => s.push_str(&format!(
+                "{} to move (seat {seat}), {} moves made\n",
+                self.pos.to_move, self.pos.moves
+            )),
+            Turn::Over => s.push_str(&format!("game over after {} moves\n", self.pos.moves)),
+        }
+        s
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+}

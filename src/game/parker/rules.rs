@@ -1,0 +1,276 @@
+//! Moves of Peg Chow and Telka: steps, leap chains, Telka captures (R-B4…R-B6).
+
+use std::fmt;
+
+use nom::branch::alt;
+use nom::bytes::complete::tag;
+use nom::character::complete::{char, one_of, u8 as dec_u8};
+use nom::combinator::{all_consuming, map, map_opt, value};
+use nom::multi::separated_list1;
+use nom::sequence::pair;
+use nom::{IResult, Parser};
+
+use super::board::{Colour, Point, DIRECTIONS, POINTS};
+use super::table::Table;
+
+/// Which of the two Parker Brothers games is played on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// No captures; fill the target home (R-B7).
+    PegChow,
+    /// Leaps capture opponents in the Danger Territory (R-B6); 3 counters home win.
+    Telka,
+}
+
+/// A move as written in R-B9.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// A step (two adjacent points) or a chain of leaps (start, then every landing).
+    Path(Vec<Point>),
+    /// The forced pass of a colour with no move (R-B5).
+    Pass,
+}
+
+impl Action {
+    /// Parses R-B9 notation: `c2-d3`, `a1-c3-e5`, or `pass`.
+    pub fn parse(text: &str) -> Result<Action, String> {
+        fn point(i: &str) -> IResult<&str, Point> {
+            map_opt(pair(one_of("abcdefghijk"), dec_u8), |(f, r)| {
+                Point::new(f as i8 - b'a' as i8, r as i8 - 1).filter(|_| r >= 1)
+            })
+            .parse(i)
+        }
+        let action = alt((
+            value(Action::Pass, tag("pass")),
+            map(separated_list1(char('-'), point), Action::Path),
+        ));
+        match all_consuming(action).parse(text) {
+            Ok((_, Action::Path(p))) if p.len() < 2 => {
+                Err("a move names at least two points, e.g. `c2-d3`".into())
+            }
+            Ok((_, a)) => Ok(a),
+            Err(_) => {
+                Err("expected points `a1`…`k11` joined by `-` (e.g. `c2-d3`, `a1-c3-e5`) or `pass`".into())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Pass => f.write_str("pass"),
+            Action::Path(points) => {
+                for (i, p) in points.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("-")?;
+                    }
+                    write!(f, "{p}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The counters on the board, the colour to move and the moves made so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// What stands on each point, by point index.
+    pub board: [Option<Colour>; POINTS],
+    /// The colour to move.
+    pub to_move: Colour,
+    /// Moves made so far, forced passes included (R-B8 counts them).
+    pub moves: u32,
+}
+
+/// What a legal move did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effect {
+    /// Counters captured (R-B6), in chain order, with their colours.
+    pub captured: Vec<(Point, Colour)>,
+}
+
+impl Position {
+    /// The start position of a table: each colour in play on its home (R-B3).
+    pub fn start(table: &Table) -> Position {
+        let mut board = [None; POINTS];
+        for &c in table.colours() {
+            for p in c.home_points() {
+                board[p.index()] = Some(c);
+            }
+        }
+        Position {
+            board,
+            to_move: table.colours()[0],
+            moves: 0,
+        }
+    }
+
+    /// The counter on `p`.
+    pub fn at(&self, p: Point) -> Option<Colour> {
+        self.board[p.index()]
+    }
+
+    /// The points holding counters of `c`.
+    pub fn counters(&self, c: Colour) -> impl Iterator<Item = Point> + '_ {
+        Point::all().filter(move |&p| self.at(p) == Some(c))
+    }
+
+    /// Whether a leap by `mover` over the counter on `over` captures it (R-B6).
+    fn captures(&self, variant: Variant, table: &Table, mover: Colour, over: Point) -> bool {
+        variant == Variant::Telka
+            && over.home().is_none()
+            && self.at(over).is_some_and(|c| table.side(c) != table.side(mover))
+    }
+
+    /// Every move of the colour to move: steps first, then leap chains, each chain
+    /// prefix being a move of its own (R-B4: a chain may stop after any leap).
+    pub fn moves(&self, variant: Variant, table: &Table) -> Vec<Action> {
+        let mover = self.to_move;
+        let mut out = Vec::new();
+        let mut scratch = self.clone();
+        for from in self.counters(mover).collect::<Vec<_>>() {
+            for (dx, dy) in DIRECTIONS {
+                if let Some(to) = from.offset(dx, dy).filter(|&to| self.at(to).is_none()) {
+                    out.push(Action::Path(vec![from, to]));
+                }
+            }
+            scratch.board[from.index()] = None;
+            let mut path = vec![from];
+            scratch.chains(variant, table, mover, 1u128 << from.index(), &mut path, &mut out);
+            scratch.board[from.index()] = Some(mover);
+        }
+        out
+    }
+
+    /// Depth-first search of leap chains from the end of `path`; the moving counter has
+    /// been lifted off the board and captured counters are removed while searching.
+    fn chains(
+        &mut self,
+        variant: Variant,
+        table: &Table,
+        mover: Colour,
+        visited: u128,
+        path: &mut Vec<Point>,
+        out: &mut Vec<Action>,
+    ) {
+        let here = *path.last().expect("a chain starts somewhere");
+        for (dx, dy) in DIRECTIONS {
+            let (Some(over), Some(land)) = (here.offset(dx, dy), here.offset(2 * dx, 2 * dy)) else {
+                continue;
+            };
+            if self.at(over).is_none() || self.at(land).is_some() || visited & (1 << land.index()) != 0 {
+                continue;
+            }
+            let taken = self
+                .captures(variant, table, mover, over)
+                .then(|| self.board[over.index()].take());
+            path.push(land);
+            out.push(Action::Path(path.clone()));
+            self.chains(variant, table, mover, visited | 1 << land.index(), path, out);
+            path.pop();
+            if let Some(colour) = taken {
+                self.board[over.index()] = colour;
+            }
+        }
+    }
+
+    /// Checks a move of the colour to move against R-B4…R-B6; the position is unchanged.
+    pub fn check(&self, variant: Variant, table: &Table, action: &Action) -> Result<Effect, String> {
+        self.clone().apply(variant, table, action)
+    }
+
+    /// Applies a move of the colour to move (without passing the turn on); on error the
+    /// position may be half-changed, so callers apply to a copy ([`Position::check`]).
+    pub fn apply(&mut self, variant: Variant, table: &Table, action: &Action) -> Result<Effect, String> {
+        let mover = self.to_move;
+        let points = match action {
+            Action::Pass => {
+                return if self.moves(variant, table).is_empty() {
+                    Ok(Effect::default())
+                } else {
+                    Err(format!("{mover} has a move, and passing is not allowed (R-B5)"))
+                };
+            }
+            Action::Path(points) => points,
+        };
+        let from = points[0];
+        if self.at(from) != Some(mover) {
+            return Err(format!("{from} holds no {mover} counter, and {mover} is to move"));
+        }
+        self.board[from.index()] = None;
+        let mut effect = Effect::default();
+        let (dx, dy) = (points[1].x() - from.x(), points[1].y() - from.y());
+        if points.len() == 2 && dx.abs() <= 1 && dy.abs() <= 1 {
+            if self.at(points[1]).is_some() {
+                return Err(format!("{} is occupied", points[1]));
+            }
+        } else {
+            let mut visited = 1u128 << from.index();
+            for leg in points.windows(2) {
+                let (a, b) = (leg[0], leg[1]);
+                let (dx, dy) = (b.x() - a.x(), b.y() - a.y());
+                if !matches!((dx.abs(), dy.abs()), (0 | 2, 0 | 2)) || (dx, dy) == (0, 0) {
+                    return Err(format!(
+                        "{a}-{b} is neither a step to a neighbouring point nor a leap along a line (R-B4)"
+                    ));
+                }
+                let over = a.offset(dx / 2, dy / 2).expect("between two points on the board");
+                if self.at(over).is_none() {
+                    return Err(format!("{a}-{b} leaps over {over}, which is empty"));
+                }
+                if self.at(b).is_some() {
+                    return Err(format!("{a}-{b} lands on {b}, which is occupied"));
+                }
+                if visited & (1 << b.index()) != 0 {
+                    return Err(format!("{a}-{b} lands on {b} a second time in one chain (R-B4)"));
+                }
+                visited |= 1 << b.index();
+                if self.captures(variant, table, mover, over) {
+                    let colour = self.board[over.index()].take().expect("checked above");
+                    effect.captured.push((over, colour));
+                }
+            }
+        }
+        self.board[points[points.len() - 1].index()] = Some(mover);
+        Ok(effect)
+    }
+
+    /// Whether `colour` has met its goal (R-B7); checked at the end of its own move.
+    pub fn has_won(&self, variant: Variant, table: &Table, colour: Colour) -> bool {
+        let target = colour.target();
+        let mut home = target.home_points().map(|p| self.at(p));
+        match variant {
+            Variant::Telka => home.filter(|&c| c == Some(colour)).count() >= 3,
+            Variant::PegChow => {
+                // An owner staying at home cannot block the win; an empty target home
+                // (3 players) must be filled with the colour's own counters.
+                let owner = table.colours().contains(&target).then_some(target);
+                let mut own = 0;
+                let full = home.all(|c| {
+                    own += usize::from(c == Some(colour));
+                    c == Some(colour) || (c.is_some() && c == owner)
+                });
+                full && own >= 1
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn r_b9_actions_parse_and_print() {
+        for text in ["c2-d3", "a1-c3-e5", "k11-i9", "pass"] {
+            assert_eq!(Action::parse(text).unwrap().to_string(), text);
+        }
+        for bad in [
+            "", "c2", "c2-", "-c2", "c2-d3-", "c2--d3", "c0-d1", "c12-c11", "l1-k1", "C2-D3", "c2 d3", "pas",
+        ] {
+            assert!(Action::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

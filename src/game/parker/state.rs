@@ -1,0 +1,202 @@
+//! The Peg Chow / Telka state string (R-B9), e.g. the 4-player start
+//! `yyyy3rrrr/yyyy3rrrr/yy7rr/yy7rr/11/11/11/bb7gg/bb7gg/bbbb3gggg/bbbb3gggg b 0`.
+//!
+//! After the colour to move and the move count, an optional `out=S,T` field lists
+//! the seats that forfeited in a game of three independent sides (R-F1), in the order
+//! they went out. Parsing reports every problem at once.
+
+use super::board::{Colour, Point, POINTS, SIZE};
+use super::rules::Position;
+use super::table::Table;
+use crate::game::Seat;
+
+/// Prints the state string of `pos` with the seats that are `out`.
+pub fn print(pos: &Position, out: &[Seat]) -> String {
+    let mut s = String::with_capacity(64);
+    for y in (0..SIZE as i8).rev() {
+        let mut empty = 0;
+        for x in 0..SIZE as i8 {
+            match pos.at(Point::new(x, y).expect("on board")) {
+                None => empty += 1,
+                Some(c) => {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push(c.letter());
+                }
+            }
+        }
+        if empty > 0 {
+            s.push_str(&empty.to_string());
+        }
+        if y > 0 {
+            s.push('/');
+        }
+    }
+    s.push(' ');
+    s.push(pos.to_move.letter());
+    s.push(' ');
+    s.push_str(&pos.moves.to_string());
+    if !out.is_empty() {
+        let seats: Vec<String> = out.iter().map(Seat::to_string).collect();
+        s.push_str(" out=");
+        s.push_str(&seats.join(","));
+    }
+    s
+}
+
+/// Parses a state string for `table`, listing every problem found.
+pub fn parse(text: &str, table: &Table) -> Result<(Position, Vec<Seat>), Vec<String>> {
+    let mut problems = Vec::new();
+    let fields: Vec<&str> = text.split(' ').collect();
+    if !(3..=4).contains(&fields.len()) {
+        return Err(vec![format!(
+            "expected `<ranks> <colour to move> <moves> [out=<seats>]`, got {} space-separated fields",
+            fields.len()
+        )]);
+    }
+    let mut board = [None; POINTS];
+    let ranks: Vec<&str> = fields[0].split('/').collect();
+    if ranks.len() != SIZE as usize {
+        problems.push(format!("expected 11 ranks separated by `/`, got {}", ranks.len()));
+    }
+    for (row, rank_text) in ranks.iter().enumerate().take(SIZE as usize) {
+        let rank = SIZE as usize - row;
+        let y = (rank - 1) as i8;
+        let mut x = 0usize;
+        let mut digits = String::new();
+        let mut bad = false;
+        let flush = |digits: &mut String, x: &mut usize, bad: &mut bool| {
+            if !digits.is_empty() {
+                match digits.parse::<usize>() {
+                    Ok(n) if n >= 1 && !digits.starts_with('0') => *x += n,
+                    _ => *bad = true,
+                }
+                digits.clear();
+            }
+        };
+        for ch in rank_text.chars() {
+            if ch.is_ascii_digit() {
+                digits.push(ch);
+                continue;
+            }
+            flush(&mut digits, &mut x, &mut bad);
+            match Colour::from_letter(ch) {
+                Some(c) if x < SIZE as usize => {
+                    board[Point::new(x as i8, y).expect("checked").index()] = Some(c);
+                    x += 1;
+                }
+                Some(_) => x += 1,
+                None => {
+                    problems.push(format!(
+                        "rank {rank}: `{ch}` is not a counter (b y r g) or a count"
+                    ));
+                    bad = true;
+                }
+            }
+        }
+        flush(&mut digits, &mut x, &mut bad);
+        if bad {
+            problems.push(format!("rank {rank}: malformed `{rank_text}`"));
+        } else if x != SIZE as usize {
+            problems.push(format!(
+                "rank {rank}: `{rank_text}` covers {x} points, expected 11"
+            ));
+        }
+    }
+    let to_move = match fields[1].chars().collect::<Vec<_>>().as_slice() {
+        [c] => Colour::from_letter(*c),
+        _ => None,
+    };
+    match to_move {
+        None => problems.push(format!("colour to move `{}`: expected one of b y r g", fields[1])),
+        Some(c) if !table.colours().contains(&c) => {
+            problems.push(format!("colour to move `{}` is not in play", c.letter()))
+        }
+        Some(_) => {}
+    }
+    let moves = fields[2].parse::<u32>().map_err(|_| {
+        problems.push(format!(
+            "move count `{}`: expected a non-negative integer",
+            fields[2]
+        ));
+    });
+    let mut out = Vec::new();
+    if let Some(field) = fields.get(3) {
+        match field.strip_prefix("out=") {
+            None => problems.push(format!("`{field}`: expected `out=<seats>`")),
+            Some(list) => {
+                for word in list.split(',') {
+                    match word.parse::<Seat>() {
+                        Ok(s) if s.number() <= table.players() && !out.contains(&s) => out.push(s),
+                        _ => problems.push(format!("out=: `{word}` is not a distinct seat of this table")),
+                    }
+                }
+                if table.players() != 3 {
+                    problems.push("out= only exists with three independent sides (R-F1)".into());
+                }
+                if out.len() >= table.players() {
+                    problems.push("out=: at least one seat must still play".into());
+                }
+            }
+        }
+    }
+    for c in Colour::ALL {
+        let n = board.iter().filter(|&&b| b == Some(c)).count();
+        let owner = table.owner(c);
+        if n > 0 && owner.is_none() {
+            problems.push(format!("{n} {c} counters, but {c} is not in play"));
+        } else if n > 0 && owner.is_some_and(|s| out.contains(&s)) {
+            problems.push(format!("{c} counters on the board, but its seat is out"));
+        }
+        if n > 12 {
+            problems.push(format!("{n} {c} counters, at most 12 exist"));
+        }
+    }
+    if let Some(owner) = to_move.and_then(|c| table.owner(c)) {
+        if out.contains(&owner) {
+            problems.push("the colour to move belongs to a seat that is out".into());
+        }
+    }
+    match (problems.is_empty(), to_move, moves) {
+        (true, Some(to_move), Ok(moves)) => Ok((
+            Position {
+                board,
+                to_move,
+                moves,
+            },
+            out,
+        )),
+        _ => Err(problems),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START4: &str = "yyyy3rrrr/yyyy3rrrr/yy7rr/yy7rr/11/11/11/bb7gg/bb7gg/bbbb3gggg/bbbb3gggg b 0";
+
+    #[test]
+    fn r_b9_start_string_matches_the_spec() {
+        let table = Table::new(4, 1).unwrap();
+        assert_eq!(print(&Position::start(&table), &[]), START4);
+        let (pos, out) = parse(START4, &table).unwrap();
+        assert_eq!(pos, Position::start(&table));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let table = Table::new(2, 1).unwrap();
+        let errs = parse("yyyy3rrrr/11/11/11/11/11/11/11/11/11/12x y -1", &table).unwrap_err();
+        let all = errs.join("\n");
+        assert!(all.contains("rank 1"), "{all}");
+        assert!(all.contains("colour to move `y` is not in play"), "{all}");
+        assert!(all.contains("move count"), "{all}");
+        assert!(all.contains("yellow is not in play"), "{all}");
+        assert!(parse("", &table).is_err());
+        assert!(parse("11/11/11/11/11/11/11/11/11/11/11 b 0 out=1", &table).is_err());
+    }
+}

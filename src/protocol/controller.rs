@@ -1,0 +1,459 @@
+//! The controller protocol (`referee serve`, SPEC §5): one command per line; each
+//! answer is zero or more data lines and then exactly one final line, `ok` or
+//! `error <kind> <message>`. A rejected command changes nothing.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::game::{ForfeitKind, Game, GameId, Options, Rejection, Seat, SetupError, Turn};
+use crate::record::{
+    self, ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT,
+};
+
+/// The kinds of `error` answers; harnesses branch on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Unknown command or wrong arguments.
+    Usage,
+    /// Unknown game, bad option or bad state string.
+    Setup,
+    /// A game command before `new` or `load`.
+    NoGame,
+    /// The action text is not an action of this game.
+    Malformed,
+    /// The action breaks the rules.
+    Illegal,
+    /// Not that seat's turn.
+    Turn,
+    /// The game is over.
+    Over,
+    /// A record could not be read, written or verified.
+    Record,
+}
+
+impl ErrorKind {
+    /// The word on the `error` line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Usage => "usage",
+            ErrorKind::Setup => "setup",
+            ErrorKind::NoGame => "no-game",
+            ErrorKind::Malformed => "malformed",
+            ErrorKind::Illegal => "illegal",
+            ErrorKind::Turn => "turn",
+            ErrorKind::Over => "over",
+            ErrorKind::Record => "record",
+        }
+    }
+}
+
+/// A failed command: its kind and a one-line message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandError {
+    /// The kind.
+    pub kind: ErrorKind,
+    /// What went wrong, on one line.
+    pub message: String,
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "error {} {}",
+            self.kind.as_str(),
+            self.message.replace('\n', " ")
+        )
+    }
+}
+
+fn err(kind: ErrorKind, message: impl Into<String>) -> CommandError {
+    CommandError {
+        kind,
+        message: message.into(),
+    }
+}
+
+impl From<SetupError> for CommandError {
+    fn from(e: SetupError) -> CommandError {
+        err(ErrorKind::Setup, e.to_string())
+    }
+}
+
+impl From<Rejection> for CommandError {
+    fn from(r: Rejection) -> CommandError {
+        let kind = match r {
+            Rejection::Malformed { .. } => ErrorKind::Malformed,
+            Rejection::NotYourTurn { .. } => ErrorKind::Turn,
+            Rejection::Illegal { .. } => ErrorKind::Illegal,
+            Rejection::GameOver => ErrorKind::Over,
+        };
+        err(kind, r.to_string())
+    }
+}
+
+/// A parsed controller command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `new <game> [key=value…] [state=<rest of line>]`.
+    New {
+        /// Game id.
+        game: String,
+        /// Option words.
+        options: Vec<String>,
+        /// Start state.
+        state: Option<String>,
+    },
+    /// `turn`.
+    Turn,
+    /// `legal`.
+    Legal,
+    /// `play <seat> <action>`.
+    Play(Seat, String),
+    /// `view <seat>`.
+    View(Seat),
+    /// `state`.
+    State,
+    /// `result`.
+    Result,
+    /// `resign <seat>`.
+    Resign(Seat),
+    /// `show [<seat>]`: the board diagram.
+    Show(Option<Seat>),
+    /// `record <path>`.
+    Record(String),
+    /// `load <path>`.
+    Load(String),
+    /// `help`.
+    Help,
+    /// `quit`.
+    Quit,
+}
+
+/// The command words, for `help` and error messages.
+pub const COMMANDS: &str = "new turn legal play view state result resign show record load help quit";
+
+impl Command {
+    /// Parses one line.
+    pub fn parse(line: &str) -> Result<Command, CommandError> {
+        let line = line.trim();
+        let (word, rest) = line
+            .split_once(' ')
+            .map(|(w, r)| (w, r.trim()))
+            .unwrap_or((line, ""));
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        let seat = |s: &str| s.parse::<Seat>().map_err(|e| err(ErrorKind::Usage, e));
+        let none = |c: Command| {
+            if args.is_empty() {
+                Ok(c)
+            } else {
+                Err(err(ErrorKind::Usage, format!("`{word}` takes no arguments")))
+            }
+        };
+        match word {
+            "new" => {
+                let (head, state) = match rest.find("state=") {
+                    Some(at) if at == 0 || rest.as_bytes()[at - 1] == b' ' => {
+                        (&rest[..at], Some(rest[at + 6..].to_string()))
+                    }
+                    _ => (rest, None),
+                };
+                let mut words = head.split_whitespace();
+                let game = words
+                    .next()
+                    .ok_or_else(|| err(ErrorKind::Usage, "usage: new <game> [key=value…] [state=<state>]"))?;
+                Ok(Command::New {
+                    game: game.to_string(),
+                    options: words.map(str::to_string).collect(),
+                    state,
+                })
+            }
+            "turn" => none(Command::Turn),
+            "legal" => none(Command::Legal),
+            "state" => none(Command::State),
+            "result" => none(Command::Result),
+            "help" => none(Command::Help),
+            "quit" => none(Command::Quit),
+            "play" => match args.as_slice() {
+                [s, action] => Ok(Command::Play(seat(s)?, action.to_string())),
+                _ => Err(err(ErrorKind::Usage, "usage: play <seat> <action>")),
+            },
+            "view" => match args.as_slice() {
+                [s] => Ok(Command::View(seat(s)?)),
+                _ => Err(err(ErrorKind::Usage, "usage: view <seat>")),
+            },
+            "resign" => match args.as_slice() {
+                [s] => Ok(Command::Resign(seat(s)?)),
+                _ => Err(err(ErrorKind::Usage, "usage: resign <seat>")),
+            },
+            "show" => match args.as_slice() {
+                [] => Ok(Command::Show(None)),
+                [s] => Ok(Command::Show(Some(seat(s)?))),
+                _ => Err(err(ErrorKind::Usage, "usage: show [<seat>]")),
+            },
+            "record" | "load" if rest.is_empty() => {
+                Err(err(ErrorKind::Usage, format!("usage: {word} <path>")))
+            }
+            "record" => Ok(Command::Record(rest.to_string())),
+            "load" => Ok(Command::Load(rest.to_string())),
+            "" => Err(err(ErrorKind::Usage, "empty command")),
+            other => Err(err(
+                ErrorKind::Usage,
+                format!(
+                    "unknown command `{}` (commands: {COMMANDS})",
+                    other.chars().take(40).collect::<String>()
+                ),
+            )),
+        }
+    }
+}
+
+/// A game under controller command, with the record of what was played so far.
+#[derive(Debug)]
+struct Session {
+    game: Box<dyn Game>,
+    header: Header,
+    lines: Vec<Line>,
+}
+
+/// The controller: executes commands against one game at a time.
+#[derive(Debug, Default)]
+pub struct Controller {
+    session: Option<Session>,
+}
+
+/// What executing one command produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// Data lines before the final line.
+    pub lines: Vec<String>,
+    /// The final line (`ok` or `error …`).
+    pub last: String,
+    /// Whether the controller should stop (after `quit`).
+    pub quit: bool,
+}
+
+impl Controller {
+    /// A controller with no game.
+    pub fn new() -> Controller {
+        Controller::default()
+    }
+
+    /// Executes one command line.
+    pub fn execute(&mut self, line: &str) -> Answer {
+        let command = Command::parse(line);
+        let quit = command == Ok(Command::Quit);
+        match command.and_then(|c| self.run(c)) {
+            Ok(lines) => Answer {
+                lines,
+                last: "ok".to_string(),
+                quit,
+            },
+            Err(e) => Answer {
+                lines: Vec::new(),
+                last: e.to_string(),
+                quit,
+            },
+        }
+    }
+
+    fn session(&mut self) -> Result<&mut Session, CommandError> {
+        self.session
+            .as_mut()
+            .ok_or_else(|| err(ErrorKind::NoGame, "no game: use `new` or `load` first"))
+    }
+
+    fn run(&mut self, command: Command) -> Result<Vec<String>, CommandError> {
+        match command {
+            Command::New { game, options, state } => {
+                let id = GameId::parse(&game)?;
+                let options = Options::parse(options.iter().map(String::as_str))?;
+                let game = id.create(&options, state.as_deref())?;
+                let header = controller_header(game.as_ref(), state);
+                let summary = format!("new {} {}", id, game.options());
+                self.session = Some(Session {
+                    game,
+                    header,
+                    lines: Vec::new(),
+                });
+                Ok(vec![summary])
+            }
+            Command::Turn => Ok(vec![match self.session()?.game.turn() {
+                Turn::Act { seat, kind } => format!("turn {seat} {kind}"),
+                Turn::Over => "turn none".to_string(),
+            }]),
+            Command::Legal => Ok(vec![self.session()?.game.legal_actions().join(" ")]),
+            Command::Play(seat, action) => {
+                let s = self.session()?;
+                check_seat(s.game.as_ref(), seat)?;
+                let forced = s.game.forced_action().is_some_and(|f| f == action);
+                let played = s.game.play(seat, &action)?;
+                s.lines.push(Line::Action(ActionLine {
+                    ply: s.game.plies(),
+                    seat: seat.number(),
+                    action,
+                    taken: played.taken.clone(),
+                    forced,
+                    events: played.events.clone(),
+                    think_ms: None,
+                    clock_ms: None,
+                }));
+                s.finish_if_over();
+                Ok(played.events)
+            }
+            Command::Resign(seat) => {
+                let s = self.session()?;
+                check_seat(s.game.as_ref(), seat)?;
+                if s.game.outcome().is_some() {
+                    return Err(err(ErrorKind::Over, "the game is over"));
+                }
+                let played = s.game.forfeit(seat, ForfeitKind::Resign);
+                s.lines.push(Line::Forfeit(ForfeitLine {
+                    seat: seat.number(),
+                    reason: ForfeitKind::Resign,
+                    detail: "resigned by the controller".into(),
+                    action: None,
+                    events: played.events.clone(),
+                }));
+                s.finish_if_over();
+                Ok(played.events)
+            }
+            Command::View(seat) => {
+                let s = self.session()?;
+                check_seat(s.game.as_ref(), seat)?;
+                Ok(vec![s.game.view(seat).text().to_string()])
+            }
+            Command::Show(seat) => {
+                let s = self.session()?;
+                if let Some(seat) = seat {
+                    check_seat(s.game.as_ref(), seat)?;
+                }
+                Ok(s.game.diagram(seat).lines().map(str::to_string).collect())
+            }
+            Command::State => Ok(vec![self.session()?.game.state()]),
+            Command::Result => Ok(vec![match self.session()?.game.outcome() {
+                Some(o) => o.protocol_text(),
+                None => "ongoing".to_string(),
+            }]),
+            Command::Record(path) => {
+                let s = self.session()?;
+                write_record(Path::new(&path), &s.header, &s.lines)
+                    .map_err(|e| err(ErrorKind::Record, format!("cannot write {path}: {e}")))?;
+                Ok(Vec::new())
+            }
+            Command::Load(path) => {
+                let replay = record::replay_file(Path::new(&path))
+                    .map_err(|e| err(ErrorKind::Record, format!("{path}: {e}")))?;
+                let plies = replay.game.plies();
+                self.session = Some(Session {
+                    game: replay.game,
+                    header: replay.header,
+                    lines: replay.lines,
+                });
+                Ok(vec![format!("loaded {path} at ply {plies}")])
+            }
+            Command::Help => Ok(vec![format!("commands: {COMMANDS} (see protocol.md)")]),
+            Command::Quit => Ok(Vec::new()),
+        }
+    }
+}
+
+impl Session {
+    /// Appends the result line once the game is over.
+    fn finish_if_over(&mut self) {
+        if let Some(o) = self.game.outcome() {
+            self.lines.push(Line::Result(ResultLine {
+                places: o.places.clone(),
+                reason: o.reason.to_string(),
+                plies: self.game.plies(),
+                state: self.game.state(),
+            }));
+        }
+    }
+}
+
+/// Rejects seats the game does not have.
+fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), CommandError> {
+    if seat.number() > game.seat_count() {
+        return Err(err(
+            ErrorKind::Usage,
+            format!(
+                "seat {seat} does not exist: the game has {} seats",
+                game.seat_count()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The header of a game driven by the controller: no agents, no clock.
+fn controller_header(game: &dyn Game, state: Option<String>) -> Header {
+    Header {
+        format: FORMAT,
+        referee: env!("CARGO_PKG_VERSION").to_string(),
+        game: game.id().to_string(),
+        options: game.options(),
+        state,
+        seats: Seat::all(game.seat_count())
+            .map(|seat| SeatEntry {
+                seat: seat.number(),
+                label: game.seat_label(seat),
+                name: "controller".to_string(),
+                command: None,
+            })
+            .collect(),
+        seed: 0,
+        time_control: None,
+        start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+    }
+}
+
+/// Writes a whole record to a temporary file beside `path`, then renames it over
+/// `path`, so a crash never leaves a half-written record there.
+fn write_record(path: &Path, header: &Header, lines: &[Line]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = RecordWriter::new(std::io::BufWriter::new(file));
+        w.write(&Line::Header(header.clone()))?;
+        for line in lines {
+            w.write(line)?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse() {
+        assert_eq!(
+            Command::parse("new telka players=4 state=11/11 b 0"),
+            Ok(Command::New {
+                game: "telka".into(),
+                options: vec!["players=4".into()],
+                state: Some("11/11 b 0".into())
+            })
+        );
+        assert_eq!(
+            Command::parse("play 2 c2-d3"),
+            Ok(Command::Play(Seat::new(2).unwrap(), "c2-d3".into()))
+        );
+        assert_eq!(Command::parse("play 0 c2-d3").unwrap_err().kind, ErrorKind::Usage);
+        assert_eq!(Command::parse("turn x").unwrap_err().kind, ErrorKind::Usage);
+        assert_eq!(Command::parse("frobnicate").unwrap_err().kind, ErrorKind::Usage);
+    }
+}

@@ -1,0 +1,426 @@
+//! Game records (SPEC §6): JSON Lines, one object per line, hash-chained.
+//!
+//! Each line is a JSON object whose last member is `"hash"`: the lower-case hex
+//! SHA-256 of the previous line's hash (64 zeros before the first line) followed by
+//! the line's own bytes without `,"hash":"…"` (i.e. the object closed right after its
+//! last other member). The hashed bytes are exactly the bytes in the file, so
+//! checking needs no canonical re-serialisation. Lines are written and flushed one at
+//! a time as play happens. Record hashes are never sent to agents.
+
+use std::fs::File;
+use std::io::{self, BufRead, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::game::{ForfeitKind, Game, GameId, Options, Seat};
+
+/// The record format version this referee writes and reads.
+pub const FORMAT: u32 = 1;
+
+/// The hash that stands before the first line.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Who sits in a seat, as the header records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatEntry {
+    /// Seat number from 1.
+    pub seat: usize,
+    /// The side it plays, e.g. `Blue`.
+    pub label: String,
+    /// The agent's name (`id name`), or the controller's name for the seat.
+    pub name: String,
+    /// The command that started the agent, if it is a process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// The first line of every record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// Record format version ([`FORMAT`]).
+    pub format: u32,
+    /// Version of the referee that wrote it.
+    pub referee: String,
+    /// Game id.
+    pub game: String,
+    /// Game options in force, defaults included.
+    pub options: Options,
+    /// The state the game started from, when not the usual start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Who sat where.
+    pub seats: Vec<SeatEntry>,
+    /// The seed for the built-in agents and any randomness of the referee.
+    pub seed: u64,
+    /// Time control, as `--tc`/`--st` gave it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
+    /// Wall-clock start time, RFC 3339 UTC.
+    pub start: String,
+}
+
+/// An accepted action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionLine {
+    /// The ply this action made (1 for the first).
+    pub ply: u32,
+    /// The seat that acted.
+    pub seat: usize,
+    /// The action as submitted.
+    pub action: String,
+    /// The action as taken, when different (R-M4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken: Option<String>,
+    /// Made by the referee because it was the only one (a forced pass).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
+    /// What it did, omniscient.
+    pub events: Vec<String>,
+    /// Time the agent took, in milliseconds, from `go` written to `bestmove` read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_ms: Option<u64>,
+    /// Time left on the seat's clock after the action, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+}
+
+/// A seat's forfeit (the game may end with it or go on, R-F1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForfeitLine {
+    /// The seat that forfeited.
+    pub seat: usize,
+    /// Why.
+    pub reason: ForfeitKind,
+    /// A human-readable explanation.
+    pub detail: String,
+    /// For an `illegal` forfeit, the rejected action (so `verify` can re-check it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// What the forfeit did, omniscient.
+    pub events: Vec<String>,
+}
+
+/// The last line of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultLine {
+    /// Place of each seat, seat 1 first (1 is best; shared places repeat).
+    pub places: Vec<u8>,
+    /// `win`, `max-plies`, `last-standing` or `forfeit <seat> <kind>`.
+    pub reason: String,
+    /// Plies played.
+    pub plies: u32,
+    /// The final omniscient state.
+    pub state: String,
+}
+
+/// One record line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Line {
+    /// The header (first line).
+    Header(Header),
+    /// An accepted action.
+    Action(ActionLine),
+    /// A forfeit.
+    Forfeit(ForfeitLine),
+    /// The result (last line).
+    Result(ResultLine),
+}
+
+/// Writes hash-chained lines to any sink, flushing each line.
+#[derive(Debug)]
+pub struct RecordWriter<W: Write> {
+    out: W,
+    prev: String,
+}
+
+impl RecordWriter<File> {
+    /// Creates a new record file; an existing file is never overwritten.
+    pub fn create(path: &Path) -> io::Result<RecordWriter<File>> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = File::options().write(true).create_new(true).open(path)?;
+        Ok(RecordWriter::new(file))
+    }
+}
+
+impl<W: Write> RecordWriter<W> {
+    /// A writer whose first line chains from [`GENESIS`].
+    pub fn new(out: W) -> RecordWriter<W> {
+        RecordWriter {
+            out,
+            prev: GENESIS.to_string(),
+        }
+    }
+
+    /// Appends one line and flushes it.
+    pub fn write(&mut self, line: &Line) -> io::Result<()> {
+        let text = seal(&self.prev, line);
+        self.out.write_all(text.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()?;
+        self.prev = hash_of_sealed(&text).to_string();
+        Ok(())
+    }
+
+    /// The hash of the last line written.
+    pub fn last_hash(&self) -> &str {
+        &self.prev
+    }
+}
+
+/// Serialises `line` and appends its chained hash.
+pub fn seal(prev: &str, line: &Line) -> String {
+    let body = serde_json::to_string(line).expect("record lines always serialise");
+    let hash = chain_hash(prev, body.as_bytes());
+    let mut text = body;
+    text.pop(); // the closing brace
+    text.push_str(",\"hash\":\"");
+    text.push_str(&hash);
+    text.push_str("\"}");
+    text
+}
+
+/// SHA-256 over the previous hash and the line body, as lower-case hex.
+pub fn chain_hash(prev: &str, body: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(prev.as_bytes());
+    h.update(body);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The hash stored at the end of a sealed line.
+fn hash_of_sealed(text: &str) -> &str {
+    &text[text.len() - 66..text.len() - 2]
+}
+
+/// Splits a sealed line into its body (hash member removed) and its stored hash.
+pub fn unseal(text: &str) -> Option<(String, &str)> {
+    const SUFFIX_LEN: usize = ",\"hash\":\"".len() + 64 + "\"}".len();
+    if text.len() < SUFFIX_LEN + 2 || !text.is_char_boundary(text.len() - SUFFIX_LEN) {
+        return None;
+    }
+    let (head, tail) = text.split_at(text.len() - SUFFIX_LEN);
+    let hash = tail.strip_prefix(",\"hash\":\"")?.strip_suffix("\"}")?;
+    if !hash
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return None;
+    }
+    Some((format!("{head}}}"), hash))
+}
+
+/// A problem found in a record, naming its line (1-based).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct RecordError {
+    /// The first line that is wrong.
+    pub line: usize,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl RecordError {
+    fn at(line: usize, message: impl Into<String>) -> RecordError {
+        RecordError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// A record replayed and re-checked line by line.
+#[derive(Debug)]
+pub struct Replay {
+    /// The header.
+    pub header: Header,
+    /// The game after the last line.
+    pub game: Box<dyn Game>,
+    /// The lines after the header, in order.
+    pub lines: Vec<Line>,
+    /// The hash of the last line.
+    pub last_hash: String,
+    /// The result line, if the game finished.
+    pub result: Option<ResultLine>,
+}
+
+/// Reads a record file and replays it, stopping at the first bad line.
+pub fn replay_file(path: &Path) -> Result<Replay, RecordError> {
+    let file =
+        File::open(path).map_err(|e| RecordError::at(0, format!("cannot open {}: {e}", path.display())))?;
+    replay(io::BufReader::new(file))
+}
+
+/// Replays a record: checks every hash, re-plays every action and forfeit through the
+/// rules, compares every event, and checks the result.
+pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
+    let mut prev = GENESIS.to_string();
+    let mut header: Option<Header> = None;
+    let mut game: Option<Box<dyn Game>> = None;
+    let mut lines = Vec::new();
+    let mut result = None;
+    let mut n = 0;
+    for raw in input.split(b'\n') {
+        n += 1;
+        let raw = raw.map_err(|e| RecordError::at(n, format!("cannot read: {e}")))?;
+        let text = std::str::from_utf8(&raw).map_err(|_| RecordError::at(n, "not UTF-8"))?;
+        let (body, stored) =
+            unseal(text).ok_or_else(|| RecordError::at(n, "no trailing \"hash\" member of 64 hex digits"))?;
+        let computed = chain_hash(&prev, body.as_bytes());
+        if computed != stored {
+            return Err(RecordError::at(
+                n,
+                "hash mismatch: the line or one before it was altered",
+            ));
+        }
+        prev = computed;
+        let line: Line =
+            serde_json::from_str(&body).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))?;
+        if result.is_some() {
+            return Err(RecordError::at(n, "a line after the result"));
+        }
+        match (&line, game.as_mut()) {
+            (Line::Header(h), None) => {
+                game = Some(start_game(h).map_err(|m| RecordError::at(n, m))?);
+                header = Some(h.clone());
+                continue;
+            }
+            (Line::Header(_), Some(_)) => return Err(RecordError::at(n, "a second header")),
+            (_, None) => return Err(RecordError::at(n, "the first line must be the header")),
+            (Line::Action(a), Some(g)) => check_action(g.as_mut(), a).map_err(|m| RecordError::at(n, m))?,
+            (Line::Forfeit(f), Some(g)) => check_forfeit(g.as_mut(), f).map_err(|m| RecordError::at(n, m))?,
+            (Line::Result(r), Some(g)) => {
+                check_result(g.as_ref(), r).map_err(|m| RecordError::at(n, m))?;
+                result = Some(r.clone());
+            }
+        }
+        lines.push(line);
+    }
+    // `split` yields an empty piece after the final newline; a record that is just
+    // that piece is empty.
+    match (header, game) {
+        (Some(header), Some(game)) => Ok(Replay {
+            header,
+            game,
+            lines,
+            last_hash: prev,
+            result,
+        }),
+        _ => Err(RecordError::at(1, "empty record: no header")),
+    }
+}
+
+/// Sets up the game a header describes.
+pub fn start_game(h: &Header) -> Result<Box<dyn Game>, String> {
+    if h.format != FORMAT {
+        return Err(format!(
+            "record format {} is not supported (this referee reads {FORMAT})",
+            h.format
+        ));
+    }
+    let id = GameId::parse(&h.game).map_err(|e| e.to_string())?;
+    let game = id
+        .create(&h.options, h.state.as_deref())
+        .map_err(|e| e.to_string())?;
+    if h.seats.len() != game.seat_count() {
+        return Err(format!(
+            "{} seats listed, the game has {}",
+            h.seats.len(),
+            game.seat_count()
+        ));
+    }
+    Ok(game)
+}
+
+/// Re-plays one action line.
+fn check_action(game: &mut dyn Game, a: &ActionLine) -> Result<(), String> {
+    if a.ply != game.plies() + 1 {
+        return Err(format!("ply {} where ply {} was due", a.ply, game.plies() + 1));
+    }
+    let seat = Seat::new(a.seat).ok_or("seat 0 does not exist")?;
+    if a.forced && game.forced_action().as_deref() != Some(a.action.as_str()) {
+        return Err(format!(
+            "`{}` is marked forced but is not the forced action",
+            a.action
+        ));
+    }
+    let played = game.play(seat, &a.action).map_err(|e| e.to_string())?;
+    if played.events != a.events {
+        return Err(format!(
+            "events {:?} recorded, the rules give {:?}",
+            a.events, played.events
+        ));
+    }
+    if played.taken != a.taken {
+        return Err(format!(
+            "taken move {:?} recorded, the rules give {:?}",
+            a.taken, played.taken
+        ));
+    }
+    Ok(())
+}
+
+/// Re-plays one forfeit line.
+fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
+    let seat = Seat::new(f.seat)
+        .filter(|s| s.number() <= game.seat_count())
+        .ok_or_else(|| format!("seat {} does not exist", f.seat))?;
+    if f.reason == ForfeitKind::Illegal {
+        let action = f
+            .action
+            .as_deref()
+            .ok_or("an illegal-action forfeit must record the action")?;
+        if game.boxed_clone().play(seat, action).is_ok() {
+            return Err(format!(
+                "`{action}` is legal, yet recorded as an illegal-action forfeit"
+            ));
+        }
+    }
+    let played = game.forfeit(seat, f.reason);
+    if played.events != f.events {
+        return Err(format!(
+            "events {:?} recorded, the rules give {:?}",
+            f.events, played.events
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the result line against the replayed game.
+fn check_result(game: &dyn Game, r: &ResultLine) -> Result<(), String> {
+    let outcome = game.outcome().ok_or("a result, but the game is not over")?;
+    if outcome.places != r.places || outcome.reason.to_string() != r.reason {
+        return Err(format!(
+            "result places {:?} by {} recorded, the rules give {:?} by {}",
+            r.places, r.reason, outcome.places, outcome.reason
+        ));
+    }
+    if game.plies() != r.plies || game.state() != r.state {
+        return Err("the final ply count or state differs from the replay".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sealed_lines_unseal_to_their_body() {
+        let line = Line::Result(ResultLine {
+            places: vec![1, 2],
+            reason: "win".into(),
+            plies: 3,
+            state: "x".into(),
+        });
+        let sealed = seal(GENESIS, &line);
+        let (body, hash) = unseal(&sealed).unwrap();
+        assert_eq!(body, serde_json::to_string(&line).unwrap());
+        assert_eq!(hash, chain_hash(GENESIS, body.as_bytes()));
+        assert_eq!(unseal("{}"), None);
+    }
+}

@@ -1,0 +1,385 @@
+//! The match loop: start the agents, ask the seat to act for an action, check it
+//! against the rules, record it, tell every seat what it saw, until the game ends.
+
+pub mod session;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::agent::{AgentError, AgentSpec};
+use crate::clock::{SeatClock, TimeControl};
+use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SetupError, Turn};
+use crate::record::{ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT};
+use session::{Failure, Session};
+
+/// One seat's agent and the options it is given with `setoption`.
+#[derive(Clone, Debug)]
+pub struct SeatAgent {
+    /// How to start it.
+    pub spec: AgentSpec,
+    /// `setoption` pairs sent after the handshake.
+    pub options: Vec<(String, String)>,
+}
+
+/// Everything one match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The game.
+    pub game: GameId,
+    /// Its options.
+    pub options: Options,
+    /// A state to start from instead of the start position.
+    pub state: Option<String>,
+    /// One agent per seat, in seat order.
+    pub agents: Vec<SeatAgent>,
+    /// The time control.
+    pub control: TimeControl,
+    /// Extra time granted past the clock before the flag falls.
+    pub margin: Duration,
+    /// Time for the handshake and for `readyok` after `newgame`.
+    pub startup: Duration,
+    /// Time an agent has to exit after `quit`.
+    pub quit_grace: Duration,
+    /// The seed recorded in the header.
+    pub seed: u64,
+    /// Where the record goes (a new file).
+    pub record: PathBuf,
+    /// A directory for per-seat transcripts and stderr logs.
+    pub log_dir: Option<PathBuf>,
+}
+
+/// What a match reports as it goes.
+#[derive(Clone, Debug)]
+pub enum Progress<'a> {
+    /// An action was accepted.
+    Action {
+        /// Its ply.
+        ply: u32,
+        /// Who made it.
+        seat: Seat,
+        /// The side's label.
+        label: &'a str,
+        /// The action text.
+        action: &'a str,
+        /// Whether the referee made it (forced pass).
+        forced: bool,
+    },
+    /// A seat forfeited.
+    Forfeit {
+        /// The seat.
+        seat: Seat,
+        /// Why.
+        failure: &'a Failure,
+    },
+}
+
+/// How a match ended.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// The result.
+    pub outcome: Outcome,
+    /// Plies played.
+    pub plies: u32,
+    /// The seats' labels and agent names.
+    pub seats: Vec<SeatEntry>,
+    /// Where the record is.
+    pub record: PathBuf,
+    /// Process groups of the agents (all gone by now).
+    pub process_groups: Vec<i32>,
+}
+
+/// Why a match could not be played.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// The game could not be set up.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// Wrong number of agents.
+    #[error("{given} agents for a game of {seats} seats")]
+    SeatCount {
+        /// Agents given.
+        given: usize,
+        /// Seats in the game.
+        seats: usize,
+    },
+    /// An agent could not be started at all.
+    #[error("seat {seat}: {source}")]
+    Agent {
+        /// The seat.
+        seat: Seat,
+        /// What went wrong.
+        source: AgentError,
+    },
+    /// The record could not be written.
+    #[error("record {}: {source}", path.display())]
+    Record {
+        /// The record file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// The match in progress: the only place where the game and the agents meet.
+struct Table<'c> {
+    config: &'c MatchConfig,
+    game: Box<dyn Game>,
+    sessions: Vec<Option<Session>>,
+    record: RecordWriter<std::fs::File>,
+}
+
+/// Plays one match to its end and returns the result; the record is written as play
+/// happens.
+pub fn play_match(
+    config: &MatchConfig,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<MatchReport, MatchError> {
+    let game = config.game.create(&config.options, config.state.as_deref())?;
+    let seats = game.seat_count();
+    if config.agents.len() != seats {
+        return Err(MatchError::SeatCount {
+            given: config.agents.len(),
+            seats,
+        });
+    }
+    let mut sessions = Vec::with_capacity(seats);
+    for (i, agent) in config.agents.iter().enumerate() {
+        let seat = Seat::from_index(i);
+        let mut spec = agent.spec.clone();
+        let transcript = config
+            .log_dir
+            .as_ref()
+            .map(|d| d.join(format!("seat{seat}.transcript")));
+        if let Some(dir) = &config.log_dir {
+            spec.stderr_log
+                .get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
+        }
+        let session = Session::start(seat, &spec, transcript.as_deref())
+            .map_err(|source| MatchError::Agent { seat, source })?;
+        sessions.push(Some(session));
+    }
+    let record_err = |source| MatchError::Record {
+        path: config.record.clone(),
+        source,
+    };
+    let record = RecordWriter::create(&config.record).map_err(record_err)?;
+    let mut table = Table {
+        config,
+        game,
+        sessions,
+        record,
+    };
+    let process_groups = table
+        .sessions
+        .iter()
+        .flatten()
+        .map(Session::process_group)
+        .collect();
+    let result = table.run(progress).map_err(record_err);
+    // Whatever happened, no agent outlives the match.
+    for s in table.sessions.iter_mut().flatten() {
+        s.stop(Duration::ZERO);
+    }
+    let seats = result?;
+    Ok(MatchReport {
+        outcome: table.game.outcome().expect("the loop ends with the game"),
+        plies: table.game.plies(),
+        seats,
+        record: config.record.clone(),
+        process_groups,
+    })
+}
+
+impl Table<'_> {
+    fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
+        let config = self.config;
+        // Handshakes in parallel: every agent gets `protocol` before anyone is waited for.
+        let mut failures: Vec<(Seat, Failure)> = Vec::new();
+        for s in self.sessions.iter_mut().flatten() {
+            if let Err(f) = s.hello() {
+                failures.push((s.seat(), f));
+            }
+        }
+        let deadline = Instant::now() + config.startup;
+        for (i, slot) in self.sessions.iter_mut().enumerate() {
+            let Some(s) = slot else { continue };
+            if failures.iter().any(|(seat, _)| *seat == s.seat()) {
+                continue;
+            }
+            if let Err(f) = s.handshake(&config.agents[i].options, deadline) {
+                failures.push((s.seat(), f));
+            }
+        }
+        let seats: Vec<SeatEntry> = Seat::all(self.game.seat_count())
+            .map(|seat| SeatEntry {
+                seat: seat.number(),
+                label: self.game.seat_label(seat),
+                name: self.sessions[seat.index()]
+                    .as_ref()
+                    .and_then(|s| s.name())
+                    .map(str::to_string)
+                    .unwrap_or_else(|| config.agents[seat.index()].spec.command.clone()),
+                command: Some(config.agents[seat.index()].spec.command.clone()),
+            })
+            .collect();
+        self.record.write(&Line::Header(Header {
+            format: FORMAT,
+            referee: env!("CARGO_PKG_VERSION").to_string(),
+            game: config.game.to_string(),
+            options: self.game.options(),
+            state: config.state.clone(),
+            seats: seats.clone(),
+            seed: config.seed,
+            time_control: Some(config.control.to_string()),
+            start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        }))?;
+        for (seat, failure) in failures {
+            self.forfeit(seat, failure, None, progress)?;
+        }
+        let deadline = Instant::now() + config.startup;
+        let options = self.game.options();
+        let seat_count = self.game.seat_count();
+        let mut failures = Vec::new();
+        for s in self.sessions.iter_mut().flatten() {
+            if let Err(f) = s.new_game(config.game, seat_count, &options, deadline) {
+                failures.push((s.seat(), f));
+            }
+        }
+        for (seat, failure) in failures {
+            self.forfeit(seat, failure, None, progress)?;
+        }
+        let mut clocks: Vec<SeatClock> = (0..seat_count).map(|_| SeatClock::new(config.control)).collect();
+        while let Turn::Act { seat, kind } = self.game.turn() {
+            if let Some(action) = self.game.forced_action() {
+                let played = self.game.play(seat, &action).expect("a forced action is legal");
+                self.accept(seat, &action, played, true, None, progress)?;
+                continue;
+            }
+            let view = self.game.view(seat);
+            let clock = &mut clocks[seat.index()];
+            let session = self.sessions[seat.index()]
+                .as_mut()
+                .expect("a seat to act has a live agent");
+            let answer = session.decide(&view, kind, clock.go(), clock.budget() + config.margin);
+            let (action, used) = match answer {
+                Ok(answer) => answer,
+                Err(failure) => {
+                    self.forfeit(seat, failure, None, progress)?;
+                    continue;
+                }
+            };
+            if !clock.charge(used, config.margin) {
+                let failure = Failure {
+                    kind: ForfeitKind::Timeout,
+                    detail: format!(
+                        "took {} ms with {} ms on the clock",
+                        used.as_millis(),
+                        clock.budget().as_millis()
+                    ),
+                };
+                self.forfeit(seat, failure, None, progress)?;
+                continue;
+            }
+            let timing = (used.as_millis() as u64, clock.left().as_millis() as u64);
+            match self.game.play(seat, &action) {
+                Ok(played) => self.accept(seat, &action, played, false, Some(timing), progress)?,
+                Err(rejection) => {
+                    let failure = Failure {
+                        kind: ForfeitKind::Illegal,
+                        detail: rejection.to_string(),
+                    };
+                    self.forfeit(seat, failure, Some(action), progress)?;
+                }
+            }
+        }
+        let outcome = self.game.outcome().expect("the game is over");
+        self.record.write(&Line::Result(ResultLine {
+            places: outcome.places.clone(),
+            reason: outcome.reason.to_string(),
+            plies: self.game.plies(),
+            state: self.game.state(),
+        }))?;
+        for s in self.sessions.iter_mut().flatten() {
+            s.finish(&outcome, config.quit_grace);
+        }
+        Ok(seats)
+    }
+
+    /// Records an accepted action and tells every seat what it saw.
+    fn accept(
+        &mut self,
+        seat: Seat,
+        action: &str,
+        played: Played,
+        forced: bool,
+        timing: Option<(u64, u64)>,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> std::io::Result<()> {
+        let ply = self.game.plies();
+        self.record.write(&Line::Action(ActionLine {
+            ply,
+            seat: seat.number(),
+            action: action.to_string(),
+            taken: played.taken.clone(),
+            forced,
+            events: played.events.clone(),
+            think_ms: timing.map(|t| t.0),
+            clock_ms: timing.map(|t| t.1),
+        }))?;
+        self.distribute(&played);
+        let label = self.game.seat_label(seat);
+        progress(Progress::Action {
+            ply,
+            seat,
+            label: &label,
+            action: played.taken.as_deref().unwrap_or(action),
+            forced,
+        });
+        Ok(())
+    }
+
+    /// Records a forfeit, stops the agent, and tells the others.
+    fn forfeit(
+        &mut self,
+        seat: Seat,
+        failure: Failure,
+        action: Option<String>,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> std::io::Result<()> {
+        if let Some(mut s) = self.sessions[seat.index()].take() {
+            s.stop(Duration::ZERO);
+        }
+        let played = self.game.forfeit(seat, failure.kind);
+        self.record.write(&Line::Forfeit(ForfeitLine {
+            seat: seat.number(),
+            reason: failure.kind,
+            detail: failure.detail.clone(),
+            action,
+            events: played.events.clone(),
+        }))?;
+        self.distribute(&played);
+        progress(Progress::Forfeit {
+            seat,
+            failure: &failure,
+        });
+        Ok(())
+    }
+
+    /// Queues each seat's own events with its session (and nothing else).
+    fn distribute(&mut self, played: &Played) {
+        for (slot, events) in self.sessions.iter_mut().zip(&played.seat_events) {
+            if let Some(s) = slot {
+                s.observe(events);
+            }
+        }
+    }
+}
+
+/// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.
+pub fn default_record_path(game: GameId, seed: u64) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    Path::new("records").join(format!("{game}-{secs}-{seed}.jsonl"))
+}

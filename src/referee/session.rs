@@ -1,0 +1,302 @@
+//! One agent's side of the agent protocol: handshake, decisions, game over.
+//!
+//! A session never sees the game: what it can send is built from a [`View`], the
+//! [`SeatEvent`]s of its own seat, the seat's own clock and the public result. That is
+//! what makes information hiding structural rather than a matter of care.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::agent::{AgentError, AgentProcess, AgentSpec, Received};
+use crate::game::{ActionKind, ForfeitKind, GameId, Options, Outcome, Seat, SeatEvent, View};
+use crate::protocol::agent::{FromAgent, GoClock, ToAgent};
+
+/// Unrecognised lines tolerated while waiting for one answer; UCI says to ignore them,
+/// but a bot that prints nothing else must not stall the game until its clock runs out.
+pub const MAX_UNKNOWN_LINES: usize = 32;
+
+/// Why an agent lost its seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The forfeit reason.
+    pub kind: ForfeitKind,
+    /// What exactly happened, for the record and the user.
+    pub detail: String,
+}
+
+impl Failure {
+    fn new(kind: ForfeitKind, detail: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The protocol conversation with one agent process.
+#[derive(Debug)]
+pub struct Session {
+    seat: Seat,
+    process: AgentProcess,
+    name: Option<String>,
+    pending: Vec<SeatEvent>,
+    transcript: Option<BufWriter<File>>,
+}
+
+impl Session {
+    /// Starts the agent for `seat`; with `transcript`, every line exchanged is logged
+    /// there (`> ` sent, `< ` received).
+    pub fn start(seat: Seat, spec: &AgentSpec, transcript: Option<&Path>) -> Result<Session, AgentError> {
+        let process = AgentProcess::spawn(spec)?;
+        let transcript = match transcript {
+            Some(path) => Some(BufWriter::new(File::create(path).map_err(|source| {
+                AgentError::Setup {
+                    command: spec.command.clone(),
+                    source,
+                }
+            })?)),
+            None => None,
+        };
+        Ok(Session {
+            seat,
+            process,
+            name: None,
+            pending: Vec::new(),
+            transcript,
+        })
+    }
+
+    /// The name the agent gave in `id name`, once known.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The seat this agent plays.
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    fn log(&mut self, dir: char, line: &str) {
+        if let Some(t) = &mut self.transcript {
+            let _ = writeln!(t, "{dir} {line}");
+        }
+    }
+
+    fn send(&mut self, message: &ToAgent<'_>) -> Result<(), Failure> {
+        let line = message.to_string();
+        self.log('>', &line);
+        self.process.send(&line).map_err(|e| match e {
+            AgentError::Stalled => Failure::new(ForfeitKind::Protocol, "stopped reading its input"),
+            other => Failure::new(ForfeitKind::Crash, format!("cannot write to the agent: {other}")),
+        })
+    }
+
+    /// Reads lines until `want` accepts one, or the deadline, a crash or a protocol
+    /// error ends the wait. `info` lines are logged and skipped.
+    fn wait_for<T>(
+        &mut self,
+        deadline: Instant,
+        what: &str,
+        mut want: impl FnMut(&mut Session, FromAgent) -> Option<Result<T, Failure>>,
+    ) -> Result<T, Failure> {
+        let mut unknown = 0;
+        loop {
+            let line = match self.process.recv(deadline) {
+                Received::Line(line) => line,
+                Received::Timeout => {
+                    return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")))
+                }
+                Received::Closed => {
+                    let status = self.process.exit_status();
+                    let how = match status {
+                        Some(s) => format!("exited ({s})"),
+                        None => "closed its output".to_string(),
+                    };
+                    return Err(Failure::new(
+                        ForfeitKind::Crash,
+                        format!("{how} while {what} was due"),
+                    ));
+                }
+                Received::TooLong => {
+                    return Err(Failure::new(
+                        ForfeitKind::Protocol,
+                        format!("sent a line over {} bytes", crate::agent::MAX_LINE),
+                    ))
+                }
+                Received::NotUtf8(_) => {
+                    return Err(Failure::new(
+                        ForfeitKind::Protocol,
+                        "sent a line that is not UTF-8",
+                    ))
+                }
+            };
+            self.log('<', &line);
+            let message = FromAgent::parse(&line);
+            match message {
+                FromAgent::Info(_) => continue,
+                FromAgent::IdName(ref n) => self.name = Some(n.clone()),
+                _ => {}
+            }
+            let is_unknown = matches!(message, FromAgent::Unknown(_));
+            if let Some(done) = want(self, message) {
+                return done;
+            }
+            if is_unknown {
+                unknown += 1;
+                if unknown > MAX_UNKNOWN_LINES {
+                    return Err(Failure::new(
+                        ForfeitKind::Protocol,
+                        format!("more than {MAX_UNKNOWN_LINES} unrecognised lines while {what} was due"),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Opens the handshake without waiting, so that all agents start up in parallel.
+    pub fn hello(&mut self) -> Result<(), Failure> {
+        self.send(&ToAgent::Hello)
+    }
+
+    /// Waits for `protocolok`, sends the options, then `isready` until `readyok`.
+    pub fn handshake(&mut self, options: &[(String, String)], deadline: Instant) -> Result<(), Failure> {
+        self.wait_for(deadline, "protocolok", |_, m| match m {
+            FromAgent::ProtocolOk => Some(Ok(())),
+            FromAgent::BestMove(_) => Some(Err(Failure::new(
+                ForfeitKind::Protocol,
+                "bestmove during the handshake",
+            ))),
+            _ => None,
+        })?;
+        for (name, value) in options {
+            self.send(&ToAgent::SetOption { name, value })?;
+        }
+        self.ready(deadline)
+    }
+
+    /// `isready` → `readyok`.
+    fn ready(&mut self, deadline: Instant) -> Result<(), Failure> {
+        self.send(&ToAgent::IsReady)?;
+        self.wait_for(deadline, "readyok", |_, m| match m {
+            FromAgent::ReadyOk => Some(Ok(())),
+            FromAgent::BestMove(_) => Some(Err(Failure::new(
+                ForfeitKind::Protocol,
+                "bestmove when readyok was due",
+            ))),
+            _ => None,
+        })
+    }
+
+    /// Tells the agent its game and seat, and waits until it is ready for it.
+    pub fn new_game(
+        &mut self,
+        game: GameId,
+        seats: usize,
+        options: &Options,
+        deadline: Instant,
+    ) -> Result<(), Failure> {
+        let seat = self.seat;
+        self.send(&ToAgent::NewGame {
+            game,
+            seat,
+            seats,
+            options,
+        })?;
+        self.ready(deadline)
+    }
+
+    /// Queues events this seat saw; they are sent before its next decision.
+    pub fn observe(&mut self, events: &[SeatEvent]) {
+        self.pending.extend_from_slice(events);
+    }
+
+    /// Sends the pending events, the view and `go`, then waits for `bestmove` until
+    /// `limit` after `go` was written. Returns the action and the time it took.
+    pub fn decide(
+        &mut self,
+        view: &View,
+        kind: ActionKind,
+        clock: GoClock,
+        limit: Duration,
+    ) -> Result<(String, Duration), Failure> {
+        debug_assert_eq!(view.seat(), self.seat, "a seat is only ever sent its own view");
+        self.stale_answers()?;
+        for event in std::mem::take(&mut self.pending) {
+            self.send(&ToAgent::Event(&event))?;
+        }
+        self.send(&ToAgent::View(view))?;
+        self.send(&ToAgent::Go { kind, clock })?;
+        let sent = Instant::now();
+        let action = self.wait_for(sent + limit, "bestmove", |_, m| match m {
+            FromAgent::BestMove(a) if a.is_empty() => Some(Err(Failure::new(
+                ForfeitKind::Protocol,
+                "bestmove without an action",
+            ))),
+            FromAgent::BestMove(a) => Some(Ok(a)),
+            _ => None,
+        })?;
+        Ok((action, sent.elapsed()))
+    }
+
+    /// Lines that arrived while no answer was due: a `bestmove` among them answers no
+    /// question, and taking it for the next answer would be wrong.
+    fn stale_answers(&mut self) -> Result<(), Failure> {
+        while let Some(received) = self.process.try_recv() {
+            match received {
+                Received::Line(line) => {
+                    self.log('<', &line);
+                    if let FromAgent::BestMove(_) = FromAgent::parse(&line) {
+                        return Err(Failure::new(
+                            ForfeitKind::Protocol,
+                            "bestmove sent when none was asked for",
+                        ));
+                    }
+                }
+                Received::TooLong | Received::NotUtf8(_) => {
+                    return Err(Failure::new(ForfeitKind::Protocol, "garbage between decisions"));
+                }
+                // A crash shows when the answer is due, with the exit status.
+                Received::Closed | Received::Timeout => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends the remaining events and `gameover`, then `quit`, and stops the process
+    /// (TERM → `grace` → KILL on its process group).
+    pub fn finish(&mut self, outcome: &Outcome, grace: Duration) {
+        let deadline = Instant::now() + grace;
+        let mut lines: Vec<String> = std::mem::take(&mut self.pending)
+            .iter()
+            .map(|e| ToAgent::Event(e).to_string())
+            .collect();
+        lines.push(ToAgent::GameOver(outcome).to_string());
+        lines.push(ToAgent::Quit.to_string());
+        for line in lines {
+            self.log('>', &line);
+            if self.process.send_until(&line, deadline).is_err() {
+                break;
+            }
+        }
+        // A well-behaved agent exits on `quit`; give it the grace to do so.
+        while self.process.exit_status().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.stop(Duration::ZERO);
+    }
+
+    /// Stops the process at once (after a forfeit), keeping the transcript.
+    pub fn stop(&mut self, grace: Duration) {
+        self.process.shutdown(grace);
+        if let Some(t) = &mut self.transcript {
+            let _ = t.flush();
+        }
+    }
+
+    /// The agent's process group id (tests check that it is gone afterwards).
+    pub fn process_group(&self) -> i32 {
+        self.process.pid() as i32
+    }
+}
