@@ -3,7 +3,7 @@
 
 use super::Table;
 use crate::game::parker::board::{Colour, Point};
-use crate::game::parker::rules::{Action, Position, Variant};
+use crate::game::parker::rules::{Action, Variant};
 use crate::game::parker::{state, table};
 use crate::game::GameId;
 use crate::rng::Rng;
@@ -24,24 +24,25 @@ fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
     let players = t.options.int("players", 2, 2..=4).ok()? as usize;
     let per_player = t.options.int("colors-per-player", 1, 1..=2).ok()? as usize;
     let table = table::Table::new(players, per_player).ok()?;
-    let variant = if t.game == GameId::Telka {
-        Variant::Telka
-    } else {
-        Variant::PegChow
-    };
+    let variant = if t.game == GameId::Telka { Variant::Telka } else { Variant::PegChow };
     let (pos, _) = state::parse(view, &table).ok()?;
     let mover = pos.to_move;
+    // Legal lists run to thousands of chains in crowded positions: price every point
+    // once, then score a move by what it changes.
+    let cost: Vec<i64> = Point::all().map(|p| point_cost(variant, mover, p)).collect();
     Some(
         legal
             .iter()
             .map(|text| {
                 let mut next = pos.clone();
-                let Ok(action) = Action::parse(text) else {
-                    return i64::MIN;
+                let Ok(action) = Action::parse(text) else { return i64::MIN };
+                let gain = match &action {
+                    Action::Path(points) => cost[points[0].index()] - cost[points[points.len() - 1].index()],
+                    Action::Pass => 0,
                 };
                 match next.apply(variant, &table, &action) {
                     Ok(_) if next.has_won(variant, &table, mover) => i64::MAX,
-                    Ok(effect) => progress(&next, variant, mover) + 30 * effect.captured.len() as i64,
+                    Ok(effect) => gain + 30 * effect.captured.len() as i64,
                     Err(_) => i64::MIN,
                 }
             })
@@ -49,25 +50,21 @@ fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
     )
 }
 
-/// Higher is better: minus the summed distance of `colour`'s counters from its goal.
-fn progress(pos: &Position, variant: Variant, colour: Colour) -> i64 {
+/// How far a counter of `colour` on `p` is from its goal; lower is better.
+fn point_cost(variant: Variant, colour: Colour, p: Point) -> i64 {
     let target = colour.target();
-    let corner = target
-        .home_points()
-        .max_by_key(|p| far_from_centre(*p))
-        .expect("12 points");
-    let cost = |p: Point| -> i64 {
-        let home_distance = target.distance_to_home(p) as i64;
-        match variant {
-            // Any three counters home win: get them there, nearest point first.
-            Variant::Telka => home_distance * 4 - if home_distance == 0 { 6 } else { 0 },
-            // Every point must be filled: inside the home go deep, so later counters
-            // find the points near the entrance free; outside, any home point is ahead.
-            Variant::PegChow if home_distance == 0 => chebyshev(p, corner),
-            Variant::PegChow => 4 + 2 * home_distance,
+    let home_distance = target.distance_to_home(p) as i64;
+    match variant {
+        // Any three counters home win: get them there, nearest point first.
+        Variant::Telka => home_distance * 4 - if home_distance == 0 { 6 } else { 0 },
+        // Every point must be filled: inside the home go deep, so later counters find
+        // the points near the entrance free; outside, any home point is ahead.
+        Variant::PegChow if home_distance == 0 => {
+            let corner = target.home_points().max_by_key(|p| far_from_centre(*p)).expect("12 points");
+            chebyshev(p, corner)
         }
-    };
-    -pos.counters(colour).map(cost).sum::<i64>()
+        Variant::PegChow => 4 + 2 * home_distance,
+    }
 }
 
 /// Chebyshev distance between two points.

@@ -36,7 +36,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Play one game between agents (built-in agents fill the seats not given).
-    Match(match_cmd::MatchArgs),
+    Match(Box<match_cmd::MatchArgs>),
     /// Speak the controller protocol on stdin/stdout (see protocol.md).
     Serve,
     /// Re-check records: hashes, every action, every event, the result.
@@ -99,7 +99,7 @@ pub fn main() -> ExitCode {
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
-        Command::Match(args) => match_cmd::run(args),
+        Command::Match(args) => match_cmd::run(*args),
         Command::Serve => serve::run(),
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),

@@ -179,7 +179,8 @@ impl fmt::Display for EndReason {
     }
 }
 
-/// The result of a finished game: a place per seat (1 is best; equal places are shared).
+/// The result of a finished game: a place per seat (1 is best; places are dense, so
+/// seats sharing a place are followed by the next number).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     /// `places[i]` is the place of seat `i + 1`.

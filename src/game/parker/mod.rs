@@ -84,23 +84,17 @@ impl ParkerGame {
     }
 
     /// Places with `winners` first, the other remaining seats next, then the seats
-    /// that went out, the last to go out ranking best (R-F1).
+    /// that went out, the last to go out ranking best (R-F1). Places are dense: a
+    /// losing team of two is second, not third.
     fn places(&self, winners: &[Seat]) -> Vec<u8> {
         let mut groups: Vec<Vec<Seat>> = vec![winners.to_vec()];
-        groups.push(
-            self.remaining()
-                .into_iter()
-                .filter(|s| !winners.contains(s))
-                .collect(),
-        );
+        groups.push(self.remaining().into_iter().filter(|s| !winners.contains(s)).collect());
         groups.extend(self.out.iter().rev().map(|&s| vec![s]));
         let mut places = vec![0; self.table.players()];
-        let mut ahead = 0;
-        for group in groups {
-            for s in &group {
-                places[s.index()] = ahead as u8 + 1;
+        for (place, group) in groups.iter().filter(|g| !g.is_empty()).enumerate() {
+            for s in group {
+                places[s.index()] = place as u8 + 1;
             }
-            ahead += group.len();
         }
         places
     }
