@@ -3,6 +3,7 @@
 //! process path. They decide from their seat's view only, as any bot must.
 
 mod greedy;
+mod idoubtit;
 
 use std::io::{self, BufRead, Write};
 
@@ -40,6 +41,8 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
     let mut rng = Rng::new(seed);
     let mut table: Option<Table> = None;
     let mut view = String::new();
+    // Events since the last decision: a stateful bot's memory of what happened.
+    let mut events: Vec<String> = Vec::new();
     for line in input.lines() {
         let line = line?;
         match AgentInput::parse(&line) {
@@ -63,12 +66,14 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
                 };
             }
             AgentInput::View(text) => view = text,
+            AgentInput::Event(text) => events.push(text),
             AgentInput::Go { .. } => {
                 let action = table
                     .as_ref()
-                    .and_then(|t| choose(strategy, t, &view, &mut rng))
+                    .and_then(|t| choose(strategy, t, &view, &events, &mut rng))
                     .unwrap_or_else(|| "none".to_string());
                 writeln!(output, "bestmove {action}")?;
+                events.clear();
             }
             AgentInput::Quit => break,
             _ => {}
@@ -83,11 +88,17 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
 fn model(table: &Table, view: &str) -> Option<Box<dyn Game>> {
     match table.game {
         GameId::PegChow | GameId::Telka => table.game.create(&table.options, Some(view)).ok(),
+        // Games with hidden information are played from the view by their own module.
+        GameId::IDoubtIt => None,
     }
 }
 
 /// Picks an action for the seat, or `None` if the view makes no sense.
-fn choose(strategy: Strategy, table: &Table, view: &str, rng: &mut Rng) -> Option<String> {
+fn choose(strategy: Strategy, table: &Table, view: &str, events: &[String], rng: &mut Rng) -> Option<String> {
+    if table.game == GameId::IDoubtIt {
+        let (variant, _) = crate::game::idoubtit::parse_options(&table.options).ok()?;
+        return idoubtit::choose(strategy, variant, view, events, rng);
+    }
     let game = model(table, view)?;
     let legal = game.legal_actions();
     if legal.is_empty() {

@@ -6,6 +6,7 @@
 //! structural: the only thing about a game that may reach an agent is a [`View`] or a
 //! [`SeatEvent`], and both can only be built by the game for one seat.
 
+pub mod idoubtit;
 pub mod options;
 pub mod parker;
 
@@ -325,10 +326,15 @@ pub trait Game: Send + fmt::Debug {
     fn seat_label(&self, seat: Seat) -> String;
     /// Whose turn it is and what kind of action is expected.
     fn turn(&self) -> Turn;
-    /// Actions made so far (the ply counter `max-plies` compares with).
+    /// Actions made so far, of every kind (records number their lines by it).
     fn plies(&self) -> u32;
     /// Every action the seat to act may submit now, in a stable order.
     fn legal_actions(&self) -> Vec<String>;
+    /// The legal actions a doubt would find correct (omniscient; the same as
+    /// [`Game::legal_actions`] in games without bluffing).
+    fn correct_actions(&self) -> Vec<String> {
+        self.legal_actions()
+    }
     /// Checks and applies an action of `seat`; a rejection changes nothing.
     fn play(&mut self, seat: Seat, action: &str) -> Result<Played, Rejection>;
     /// A forced move the referee makes itself, without asking the seat (a forced
@@ -352,7 +358,7 @@ pub trait Game: Send + fmt::Debug {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// No such game.
-    #[error("unknown game `{0}` (games: pegchow, telka)")]
+    #[error("unknown game `{0}` (games: pegchow, telka, idoubtit)")]
     UnknownGame(String),
     /// An option is unknown or has a bad value.
     #[error("option {0}")]
@@ -369,17 +375,20 @@ pub enum GameId {
     PegChow,
     /// Telka (SPEC §1).
     Telka,
+    /// I-Doubt-It TelnChes (SPEC §2).
+    IDoubtIt,
 }
 
 impl GameId {
     /// Every game, in the order help texts list them.
-    pub const ALL: [GameId; 2] = [GameId::PegChow, GameId::Telka];
+    pub const ALL: [GameId; 3] = [GameId::PegChow, GameId::Telka, GameId::IDoubtIt];
 
     /// The id used on the command line, in records and on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             GameId::PegChow => "pegchow",
             GameId::Telka => "telka",
+            GameId::IDoubtIt => "idoubtit",
         }
     }
 
@@ -395,6 +404,7 @@ impl GameId {
     pub fn create(self, options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
         match self {
             GameId::PegChow | GameId::Telka => parker::create(self, options, state),
+            GameId::IDoubtIt => idoubtit::create(options, state),
         }
     }
 }

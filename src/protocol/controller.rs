@@ -108,6 +108,8 @@ pub enum Command {
     Turn,
     /// `legal`.
     Legal,
+    /// `correct`: the legal actions a doubt would find correct (omniscient).
+    Correct,
     /// `play <seat> <action>`.
     Play(Seat, String),
     /// `view <seat>`.
@@ -131,7 +133,7 @@ pub enum Command {
 }
 
 /// The command words, for `help` and error messages.
-pub const COMMANDS: &str = "new turn legal play view state result resign show record load help quit";
+pub const COMMANDS: &str = "new turn legal correct play view state result resign show record load help quit";
 
 impl Command {
     /// Parses one line.
@@ -170,6 +172,7 @@ impl Command {
             }
             "turn" => none(Command::Turn),
             "legal" => none(Command::Legal),
+            "correct" => none(Command::Correct),
             "state" => none(Command::State),
             "result" => none(Command::Result),
             "help" => none(Command::Help),
@@ -283,6 +286,7 @@ impl Controller {
                 Turn::Over => "turn none".to_string(),
             }]),
             Command::Legal => Ok(vec![self.session()?.game.legal_actions().join(" ")]),
+            Command::Correct => Ok(vec![self.session()?.game.correct_actions().join(" ")]),
             Command::Play(seat, action) => {
                 let s = self.session()?;
                 check_seat(s.game.as_ref(), seat)?;

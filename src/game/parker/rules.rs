@@ -4,8 +4,8 @@ use std::fmt;
 
 use nom::branch::alt;
 use nom::bytes::complete::tag;
-use nom::character::complete::{char, one_of, u8 as dec_u8};
-use nom::combinator::{all_consuming, map, map_opt, value};
+use nom::character::complete::{char, digit1, one_of};
+use nom::combinator::{all_consuming, map, map_opt, recognize, value};
 use nom::multi::separated_list1;
 use nom::sequence::pair;
 use nom::{IResult, Parser};
@@ -35,10 +35,8 @@ impl Action {
     /// Parses R-B9 notation: `c2-d3`, `a1-c3-e5`, or `pass`.
     pub fn parse(text: &str) -> Result<Action, String> {
         fn point(i: &str) -> IResult<&str, Point> {
-            map_opt(pair(one_of("abcdefghijk"), dec_u8), |(f, r)| {
-                Point::new(f as i8 - b'a' as i8, r as i8 - 1).filter(|_| r >= 1)
-            })
-            .parse(i)
+            // Point::parse refuses ranks with a leading zero (`c02`): one spelling each.
+            map_opt(recognize(pair(one_of("abcdefghijk"), digit1)), Point::parse).parse(i)
         }
         let action = alt((
             value(Action::Pass, tag("pass")),
@@ -202,7 +200,8 @@ impl Position {
         self.board[from.index()] = None;
         let mut effect = Effect::default();
         let (dx, dy) = (points[1].x() - from.x(), points[1].y() - from.y());
-        if points.len() == 2 && dx.abs() <= 1 && dy.abs() <= 1 {
+        // A step goes to a neighbouring point; `c2-c2` is no move at all (R-B4).
+        if points.len() == 2 && dx.abs().max(dy.abs()) == 1 {
             if self.at(points[1]).is_some() {
                 return Err(format!("{} is occupied", points[1]));
             }

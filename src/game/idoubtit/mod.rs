@@ -1,0 +1,416 @@
+//! I-Doubt-It TelnChes (SPEC §2, R-D1…R-D10): chess or shogi where nobody sees the
+//! other side's types, any well-formed move is accepted, and the opponent may doubt.
+//!
+//! The hidden part of the game is the pieces' types. Everything a seat is sent goes
+//! through [`IdtGame::sees`], the one function that applies R-D9.
+
+pub mod board;
+pub mod notation;
+pub mod rules;
+pub mod state;
+
+use board::{Kind, Piece, Side};
+use notation::Action;
+use rules::{Pending, Phase, Position, Variant};
+use state::Lens;
+
+use super::{
+    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
+    SetupError, Turn, View,
+};
+
+/// Option keys of this game.
+const KEYS: [&str; 2] = ["variant", "max-plies"];
+
+/// Builds an I-Doubt-It game from options and an optional state string.
+pub fn create(options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
+    options.expect_only(&KEYS)?;
+    let (variant, max_plies) = parse_options(options)?;
+    let pos = match state {
+        None => Position::new(variant),
+        Some(text) => state::parse(text, variant, false).map_err(SetupError::State)?,
+    };
+    Ok(Box::new(IdtGame {
+        variant,
+        max_plies,
+        pos,
+        forfeit: None,
+    }))
+}
+
+/// Reads `variant` (0..15, default 0) and `max-plies` (default 500, R-D8).
+pub fn parse_options(options: &Options) -> Result<(Variant, u32), SetupError> {
+    let number = options.int("variant", 0, 0..=15)?;
+    let variant = Variant::from_number(number).expect("range checked");
+    let max_plies = options.int("max-plies", 500, 1..=1_000_000)?;
+    Ok((variant, max_plies))
+}
+
+/// An I-Doubt-It game in progress.
+#[derive(Clone, Debug)]
+pub struct IdtGame {
+    variant: Variant,
+    max_plies: u32,
+    pos: Position,
+    /// The result of a forfeit (R-F1: with two seats, the other side wins).
+    forfeit: Option<Outcome>,
+}
+
+/// The seat of a side: White is seat 1 (R-D2).
+fn seat_of(side: Side) -> Seat {
+    Seat::from_index(side.index())
+}
+
+/// The side of a seat.
+fn side_of(seat: Seat) -> Side {
+    if seat.index() == 0 {
+        Side::White
+    } else {
+        Side::Black
+    }
+}
+
+impl IdtGame {
+    /// The position, hidden parts included.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// R-D9: whether `viewer` sees the type of `piece`. `pending_capture` marks a
+    /// piece whose capture has not stood yet (its type is revealed only when it does).
+    pub fn sees(variant: Variant, viewer: Side, piece: &Piece, pending_capture: bool) -> bool {
+        // With s = 1 a seat sees exactly what its opponent would see with s = 0.
+        let q = if variant.swapped { viewer.opponent() } else { viewer };
+        let owns = piece.owner == q && !pending_capture;
+        match variant.drops {
+            0 => owns,
+            1 => owns || piece.revealed[q.index()],
+            2 => piece.origin == q,
+            _ => owns || piece.revealed[0] || piece.revealed[1],
+        }
+    }
+
+    /// The view string of `side`.
+    fn view_text(&self, side: Side) -> String {
+        let variant = self.variant;
+        let sees = move |p: &Piece, pending: bool| IdtGame::sees(variant, side, p, pending);
+        state::print(&self.pos, Lens::Seat(side, &sees))
+    }
+
+    /// Makes the opponent's last action stand: its capture reveals the captured type
+    /// (R-D9) now that the doubt window has closed.
+    fn stand(&mut self) {
+        let Some(pending) = self.pos.pending.take() else { return };
+        if let Some((side, slot)) = {
+            // `pending_capture` looks at the position with its pending action.
+            let mut probe = self.pos.clone();
+            probe.pending = Some(pending.clone());
+            state::pending_capture(&probe)
+        } {
+            self.pos.benches[side.index()][slot].revealed[side.index()] = true;
+        }
+    }
+
+    /// Whether the play has reached the ply limit (R-D8); a king capture awaiting its
+    /// answer is answered first.
+    fn check_draw(&mut self) {
+        if self.pos.phase == Phase::Play && self.pos.plies >= self.max_plies {
+            self.pos.phase = Phase::Drawn;
+        }
+    }
+
+    /// Applies a well-formed action of `side`; returns the events as (text for the
+    /// record, text for each seat).
+    fn act(&mut self, side: Side, action: Action) -> Vec<Told> {
+        let mut told = Vec::new();
+        match action {
+            Action::Place { kind, to } => {
+                self.pos.apply_placement(side, kind, to);
+                let piece = self.pos.at(to).expect("just placed");
+                told.push(Told::per_seat(format!("place {side} {action}"), |viewer| {
+                    let k = if IdtGame::sees(self.variant, viewer, &piece, false) { kind } else { Kind::Unknown };
+                    format!("place {side} {}@{to}", k.letter())
+                }));
+                let next = side.opponent();
+                if self.pos.supply.iter().all(Vec::is_empty) {
+                    self.pos.phase = Phase::Play;
+                    self.pos.to_act = Side::White;
+                } else if !self.pos.supply[self.variant.placed_for(next).index()].is_empty() {
+                    self.pos.to_act = next;
+                }
+            }
+            Action::Doubt => {
+                let pending = self.pos.pending.clone().expect("well-formed: something to doubt");
+                let correct = pending.before.correct(pending.actor, &pending.action).is_ok();
+                told.push(Told::same(format!("doubt {side}")));
+                self.pos.plies += 1;
+                if correct {
+                    told.push(Told::same("verdict correct".to_string()));
+                    self.stand();
+                    self.pos.ep = None;
+                    if self.pos.phase == Phase::Respond {
+                        self.pos.phase = Phase::Won;
+                    }
+                    self.pos.to_act = pending.actor;
+                } else {
+                    told.push(Told::same("verdict incorrect".to_string()));
+                    told.push(Told::per_seat(format!("undo {} {}", pending.actor, pending.action), |viewer| {
+                        format!("undo {} {}", pending.actor, state::public_action(&pending.action, pending.actor, viewer))
+                    }));
+                    let plies = self.pos.plies;
+                    self.pos = pending.before;
+                    self.pos.plies = plies;
+                    self.pos.phase = Phase::Play;
+                    self.pos.to_act = side;
+                    self.pos.ep = None;
+                }
+                self.check_draw();
+            }
+            Action::Accept => {
+                let actor = self.pos.pending.as_ref().expect("respond phase has a pending capture").actor;
+                told.push(Told::same(format!("accept {side}")));
+                self.stand();
+                self.pos.plies += 1;
+                self.pos.phase = Phase::Won;
+                self.pos.to_act = actor;
+            }
+            Action::Move { .. } | Action::EnPassant { .. } | Action::Drop { .. } => {
+                // Acting without doubting lets the opponent's last action stand (R-D6).
+                self.stand();
+                let before = self.pos.clone();
+                let effect = self.pos.apply_declared(side, &action);
+                self.pos.plies += 1;
+                self.pos.pending = Some(Box::new(Pending { actor: side, action, before }));
+                self.pos.to_act = side.opponent();
+                let verb = if matches!(action, Action::Drop { .. }) { "drop" } else { "move" };
+                let capture = effect.captured_on.map(|sq| format!(" capture {sq}")).unwrap_or_default();
+                told.push(Told::per_seat(format!("{verb} {side} {action}{capture}"), |viewer| {
+                    format!("{verb} {side} {}{capture}", state::public_action(&action, side, viewer))
+                }));
+                if effect.king {
+                    told.push(Told::same(format!("king-captured {}", side.opponent())));
+                    self.pos.phase = Phase::Respond;
+                } else {
+                    self.check_draw();
+                }
+            }
+        }
+        told
+    }
+}
+
+/// One event: what the record says and what each seat is told.
+struct Told {
+    all: String,
+    seats: [String; 2],
+}
+
+impl Told {
+    /// An event every seat is told as it is.
+    fn same(text: String) -> Told {
+        Told {
+            seats: [text.clone(), text.clone()],
+            all: text,
+        }
+    }
+
+    /// An event each seat is told in its own way.
+    fn per_seat(all: String, for_seat: impl Fn(Side) -> String) -> Told {
+        Told {
+            seats: [for_seat(Side::White), for_seat(Side::Black)],
+            all,
+        }
+    }
+}
+
+/// Turns events into what `Game::play` returns.
+fn played(told: Vec<Told>) -> Played {
+    let mut seat_events = vec![Vec::new(), Vec::new()];
+    let mut events = Vec::new();
+    for t in told {
+        events.push(t.all);
+        for (i, text) in t.seats.into_iter().enumerate() {
+            seat_events[i].push(SeatEvent::new(text));
+        }
+    }
+    Played {
+        taken: None,
+        events,
+        seat_events,
+    }
+}
+
+impl Game for IdtGame {
+    fn id(&self) -> GameId {
+        GameId::IDoubtIt
+    }
+
+    fn options(&self) -> Options {
+        let mut o = Options::new();
+        o.set("variant", self.variant.number());
+        o.set("max-plies", self.max_plies);
+        o
+    }
+
+    fn seat_count(&self) -> usize {
+        2
+    }
+
+    fn seat_label(&self, seat: Seat) -> String {
+        match side_of(seat) {
+            Side::White => "White".into(),
+            Side::Black => "Black".into(),
+        }
+    }
+
+    fn turn(&self) -> Turn {
+        if self.forfeit.is_some() {
+            return Turn::Over;
+        }
+        let kind = match self.pos.phase {
+            Phase::Place => ActionKind::Place,
+            Phase::Play => ActionKind::Move,
+            Phase::Respond => ActionKind::Respond,
+            Phase::Won | Phase::Drawn => return Turn::Over,
+        };
+        Turn::Act {
+            seat: seat_of(self.pos.to_act),
+            kind,
+        }
+    }
+
+    fn plies(&self) -> u32 {
+        let army = self.variant.board.army().len() as u32;
+        let unplaced: u32 = self.pos.supply.iter().map(|s| s.len() as u32).sum();
+        2 * army - unplaced + self.pos.plies
+    }
+
+    fn legal_actions(&self) -> Vec<String> {
+        if self.forfeit.is_some() {
+            return Vec::new();
+        }
+        self.pos.well_formed_actions().iter().map(Action::to_string).collect()
+    }
+
+    fn correct_actions(&self) -> Vec<String> {
+        if self.forfeit.is_some() {
+            return Vec::new();
+        }
+        self.pos.correct_actions().iter().map(Action::to_string).collect()
+    }
+
+    fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {
+        let Turn::Act { seat: to_act, .. } = self.turn() else {
+            return Err(Rejection::GameOver);
+        };
+        if seat != to_act {
+            return Err(Rejection::NotYourTurn {
+                seat,
+                turn: format!("seat {to_act} ({}) is to act", self.pos.to_act),
+            });
+        }
+        let action = notation::parse(text, self.variant.board).map_err(|reason| Rejection::Malformed {
+            action: text.to_string(),
+            reason,
+        })?;
+        let side = side_of(seat);
+        self.pos.well_formed(side, &action).map_err(|reason| Rejection::Illegal {
+            action: text.to_string(),
+            reason,
+        })?;
+        Ok(played(self.act(side, action)))
+    }
+
+    fn forced_action(&self) -> Option<String> {
+        None
+    }
+
+    fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
+        if self.outcome().is_some() {
+            return Played::default();
+        }
+        let winner = seat_of(side_of(seat).opponent());
+        self.forfeit = Some(Outcome::win(2, &[winner], EndReason::Forfeit { seat, kind }));
+        played(vec![Told::same(format!("forfeit {seat} {kind}"))])
+    }
+
+    fn view(&self, seat: Seat) -> View {
+        View::new(seat, self.view_text(side_of(seat)))
+    }
+
+    fn state(&self) -> String {
+        state::print(&self.pos, Lens::All)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(o) = &self.forfeit {
+            return Some(o.clone());
+        }
+        match self.pos.phase {
+            Phase::Won => Some(Outcome::win(2, &[seat_of(self.pos.to_act)], EndReason::Win)),
+            Phase::Drawn => Some(Outcome::draw(2, EndReason::MaxPlies)),
+            _ => None,
+        }
+    }
+
+    fn diagram(&self, seat: Option<Seat>) -> String {
+        let text = match seat {
+            Some(s) => self.view_text(side_of(s)),
+            None => self.state(),
+        };
+        diagram(&text, self.variant)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+}
+
+/// A board diagram drawn from a state or view string (so a seat's diagram can only
+/// show what its view shows).
+fn diagram(text: &str, variant: Variant) -> String {
+    let board = variant.board;
+    let n = board.size();
+    let main = text.split(" | ").next().unwrap_or("");
+    let fields: Vec<&str> = main.split(' ').collect();
+    let mut out = String::new();
+    for (row, rank) in fields[0].split('/').enumerate() {
+        out.push_str(&format!("{} ", n as usize - row));
+        let mut chars = rank.chars().peekable();
+        while let Some(c) = chars.next() {
+            if let Some(d) = c.to_digit(10) {
+                (0..d).for_each(|_| out.push_str("  ."));
+                continue;
+            }
+            let mut cell = String::from(c);
+            if c == '+' {
+                cell.push(chars.next().unwrap_or('?'));
+            }
+            while chars.peek().is_some_and(|m| "'^_".contains(*m)) {
+                chars.next();
+            }
+            out.push_str(&format!("{cell:>3}"));
+        }
+        out.push('\n');
+    }
+    out.push_str("  ");
+    for f in 0..n {
+        out.push_str(&format!("  {}", (b'a' + f) as char));
+    }
+    out.push('\n');
+    out.push_str(&format!(
+        "{} {}; benches white [{}] black [{}]; to place white {} black {}; {} play-phase actions{}\n",
+        fields.get(1).unwrap_or(&""),
+        fields.get(2).unwrap_or(&""),
+        fields.get(3).unwrap_or(&""),
+        fields.get(4).unwrap_or(&""),
+        fields.get(5).unwrap_or(&""),
+        fields.get(6).unwrap_or(&""),
+        fields.get(7).unwrap_or(&""),
+        match text.split(" | ").nth(1) {
+            Some(p) => format!("; doubtable: {p}"),
+            None => String::new(),
+        }
+    ));
+    out
+}

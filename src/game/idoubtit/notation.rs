@@ -1,0 +1,171 @@
+//! Actions of I-Doubt-It TelnChes and their notation (R-D3, R-D4, R-D6, R-D7):
+//! placements `N@b1`, moves `e2e4`, promotions `e7e8q` / `b8b2+`, en passant `e5d6ep`,
+//! drops `3@f3`, and `doubt` / `accept`.
+
+use std::fmt;
+
+use nom::branch::alt;
+use nom::bytes::complete::tag;
+use nom::character::complete::{satisfy, u8 as dec_u8};
+use nom::combinator::{all_consuming, map, map_opt, opt, value};
+use nom::sequence::{pair, separated_pair};
+use nom::{IResult, Parser};
+
+use super::board::{BoardKind, Kind, Square};
+
+/// A promotion claim on a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Promotion {
+    /// No suffix.
+    None,
+    /// Chess `q r b n`.
+    To(Kind),
+    /// Shogi `+`.
+    Promote,
+}
+
+/// One action, as typed; whether it is well-formed in a position is for the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// `N@b1`: placement of a piece of this type from the supply.
+    Place {
+        /// The type placed.
+        kind: Kind,
+        /// Where.
+        to: Square,
+    },
+    /// `e2e4`, `e7e8q`, `b8b2+`.
+    Move {
+        /// From.
+        from: Square,
+        /// To.
+        to: Square,
+        /// Promotion claimed.
+        promotion: Promotion,
+    },
+    /// `e5d6ep`: an en-passant claim (chess board).
+    EnPassant {
+        /// From.
+        from: Square,
+        /// The square passed over.
+        to: Square,
+    },
+    /// `3@f3`: a drop of the 3rd bench piece.
+    Drop {
+        /// Bench slot, 1-based.
+        slot: u8,
+        /// An empty square.
+        to: Square,
+    },
+    /// `doubt`.
+    Doubt,
+    /// `accept` (a king capture).
+    Accept,
+}
+
+/// Parses an action for `board`.
+pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
+    let square = |i| square(i, board);
+    let kind = map_opt(satisfy(|c| c.is_ascii_uppercase()), |c| Kind::from_letter(c, board));
+    let promotion = |i| -> IResult<&str, Promotion> {
+        match board {
+            BoardKind::Chess => map_opt(satisfy(|c| "qrbn".contains(c)), |c| {
+                Kind::from_letter(c.to_ascii_uppercase(), board).map(Promotion::To)
+            })
+            .parse(i),
+            BoardKind::Shogi => value(Promotion::Promote, tag("+")).parse(i),
+        }
+    };
+    let action = alt((
+        value(Action::Doubt, tag("doubt")),
+        value(Action::Accept, tag("accept")),
+        map(separated_pair(kind, tag("@"), square), |(kind, to)| Action::Place { kind, to }),
+        map(separated_pair(dec_u8, tag("@"), square), |(slot, to)| Action::Drop { slot, to }),
+        map((square, square, tag("ep")), |(from, to, _)| Action::EnPassant { from, to }),
+        map(pair(pair(square, square), opt(promotion)), |((from, to), p)| Action::Move {
+            from,
+            to,
+            promotion: p.unwrap_or(Promotion::None),
+        }),
+    ));
+    match all_consuming(action).parse(text) {
+        Ok((_, Action::Drop { slot: 0, .. })) => Err("bench slots are numbered from 1".into()),
+        Ok((_, a)) => Ok(a),
+        Err(_) => Err(match board {
+            BoardKind::Chess => "expected a placement `N@b1`, a move `e2e4` (`e7e8q`, `e5d6ep`), a drop `3@f3`, `doubt` or `accept` on squares a1…h8".into(),
+            BoardKind::Shogi => "expected a placement `G@d1`, a move `c3c4` (`b8b2+`), a drop `3@f5`, `doubt` or `accept` on squares a1…i9".into(),
+        }),
+    }
+}
+
+/// A square on `board`: a file letter and a one-digit rank.
+fn square(i: &str, board: BoardKind) -> IResult<&str, Square> {
+    map_opt(
+        pair(satisfy(|c| c.is_ascii_lowercase()), satisfy(|c| c.is_ascii_digit())),
+        move |(f, r)| Square::new(f as i8 - b'a' as i8, r as i8 - b'1' as i8, board),
+    )
+    .parse(i)
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::Place { kind, to } => write!(f, "{}@{to}", kind.letter()),
+            Action::Move { from, to, promotion } => {
+                write!(f, "{from}{to}")?;
+                match promotion {
+                    Promotion::None => Ok(()),
+                    Promotion::To(k) => write!(f, "{}", k.letter().to_ascii_lowercase()),
+                    Promotion::Promote => f.write_str("+"),
+                }
+            }
+            Action::EnPassant { from, to } => write!(f, "{from}{to}ep"),
+            Action::Drop { slot, to } => write!(f, "{slot}@{to}"),
+            Action::Doubt => f.write_str("doubt"),
+            Action::Accept => f.write_str("accept"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notation_round_trips() {
+        for (text, board) in [
+            ("N@b1", BoardKind::Chess),
+            ("e2e4", BoardKind::Chess),
+            ("e7e8q", BoardKind::Chess),
+            ("e5d6ep", BoardKind::Chess),
+            ("3@f3", BoardKind::Chess),
+            ("12@a8", BoardKind::Chess),
+            ("doubt", BoardKind::Chess),
+            ("accept", BoardKind::Shogi),
+            ("b8b2+", BoardKind::Shogi),
+            ("G@i9", BoardKind::Shogi),
+            ("L@a3", BoardKind::Shogi),
+        ] {
+            assert_eq!(parse(text, board).unwrap().to_string(), text);
+        }
+        for (bad, board) in [
+            ("", BoardKind::Chess),
+            ("e2e9", BoardKind::Chess),
+            ("i1i2", BoardKind::Chess),
+            ("e7e8k", BoardKind::Chess),
+            ("e7e8+", BoardKind::Chess),
+            ("b8b2q", BoardKind::Shogi),
+            ("G@b1", BoardKind::Chess),
+            ("Q@b1", BoardKind::Shogi),
+            ("0@f3", BoardKind::Chess),
+            ("x@f3", BoardKind::Chess),
+            ("e2e4 ", BoardKind::Chess),
+            ("E2E4", BoardKind::Chess),
+            ("e2-e4", BoardKind::Chess),
+            ("e10e4", BoardKind::Shogi),
+            ("doubts", BoardKind::Chess),
+        ] {
+            assert!(parse(bad, board).is_err(), "{bad}");
+        }
+    }
+}

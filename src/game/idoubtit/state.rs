@@ -1,0 +1,407 @@
+//! State and view strings of I-Doubt-It TelnChes (grammar in protocol.md §3.2).
+//!
+//! `<board> <phase> <side> <bench-w> <bench-b> <supply-w> <supply-b> <plies> <ep>`,
+//! then, while the last action may be doubted, `| <actor> <action>` and (in the
+//! omniscient state only) `| <the state before that action>`. A view is the same
+//! line with every type the seat may not see written `X`/`x`, hidden supplies as a
+//! count `#n`, and no snapshot.
+
+use super::board::{BoardKind, Kind, Piece, Side, Square};
+use super::notation::{self, Action, Promotion};
+use super::rules::{Pending, Phase, Position, Variant};
+
+/// How to print types: all of them, or as one seat may see them.
+#[derive(Clone, Copy)]
+pub enum Lens<'a> {
+    /// The omniscient state.
+    All,
+    /// The view of a seat: `sees(piece, pending_capture)` says which types it sees.
+    Seat(Side, &'a dyn Fn(&Piece, bool) -> bool),
+}
+
+impl Lens<'_> {
+    fn shows(&self, piece: &Piece, pending_capture: bool) -> bool {
+        match self {
+            Lens::All => true,
+            Lens::Seat(_, sees) => sees(piece, pending_capture),
+        }
+    }
+}
+
+/// Prints one piece token: `[+]<letter>[']['^']['_']`, upper case for White.
+fn token(out: &mut String, piece: &Piece, shown: bool) {
+    if shown && piece.promoted {
+        out.push('+');
+    }
+    let letter = if shown { piece.kind.letter() } else { Kind::Unknown.letter() };
+    out.push(match piece.owner {
+        Side::White => letter,
+        Side::Black => letter.to_ascii_lowercase(),
+    });
+    if piece.origin != piece.owner {
+        out.push('\'');
+    }
+    if piece.revealed[0] {
+        out.push('^');
+    }
+    if piece.revealed[1] {
+        out.push('_');
+    }
+}
+
+/// The bench slot holding a capture that has not stood yet, if any.
+pub fn pending_capture(pos: &Position) -> Option<(Side, usize)> {
+    let p = pos.pending.as_ref()?;
+    if pos.variant.drops == 0 {
+        return None;
+    }
+    let captured = p.before.clone().apply_declared(p.actor, &p.action).captured_on.is_some();
+    let bench = &pos.benches[p.actor.index()];
+    (captured && !bench.is_empty()).then(|| (p.actor, bench.len() - 1))
+}
+
+/// Prints a position through `lens`.
+pub fn print(pos: &Position, lens: Lens<'_>) -> String {
+    let board = pos.board();
+    let n = board.size();
+    let mut s = String::with_capacity(128);
+    for rank in (0..n).rev() {
+        let mut empty = 0;
+        for file in 0..n {
+            match pos.at(Square { file, rank }) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    token(&mut s, &p, lens.shows(&p, false));
+                }
+            }
+        }
+        if empty > 0 {
+            s.push_str(&empty.to_string());
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    let phase = match pos.phase {
+        Phase::Place => "place",
+        Phase::Play => "play",
+        Phase::Respond => "respond",
+        Phase::Won => "won",
+        Phase::Drawn => "drawn",
+    };
+    s.push(' ');
+    s.push_str(phase);
+    s.push(' ');
+    s.push(if pos.phase == Phase::Drawn { '-' } else { pos.to_act.letter() });
+    let held = pending_capture(pos);
+    for side in Side::BOTH {
+        s.push(' ');
+        let bench = &pos.benches[side.index()];
+        if bench.is_empty() {
+            s.push('-');
+        }
+        for (i, p) in bench.iter().enumerate() {
+            token(&mut s, p, lens.shows(p, held == Some((side, i))));
+        }
+    }
+    for side in Side::BOTH {
+        s.push(' ');
+        let supply = &pos.supply[side.index()];
+        let shown = lens.shows(&Piece::new(side, Kind::Pawn), false);
+        if supply.is_empty() {
+            s.push('-');
+        } else if shown {
+            supply.iter().for_each(|k| s.push(k.letter()));
+        } else {
+            s.push_str(&format!("#{}", supply.len()));
+        }
+    }
+    s.push_str(&format!(" {} ", pos.plies));
+    match pos.ep {
+        Some(sq) => s.push_str(&sq.to_string()),
+        None => s.push('-'),
+    }
+    if let Some(p) = &pos.pending {
+        s.push_str(&format!(" | {} ", p.actor.letter()));
+        match lens {
+            Lens::All => {
+                s.push_str(&p.action.to_string());
+                s.push_str(" | ");
+                s.push_str(&print(&p.before, Lens::All));
+            }
+            Lens::Seat(viewer, _) => s.push_str(&public_action(&p.action, p.actor, viewer)),
+        }
+    }
+    s
+}
+
+/// An action as `viewer` is told it: the type of a chess promotion claimed by the
+/// other side is hidden as `?` (R-D10).
+pub fn public_action(action: &Action, actor: Side, viewer: Side) -> String {
+    match action {
+        Action::Move {
+            from,
+            to,
+            promotion: Promotion::To(_),
+        } if actor != viewer => format!("{from}{to}?"),
+        _ => action.to_string(),
+    }
+}
+
+/// Parses a state string (or, with `view` set, a view string) for `variant`,
+/// reporting every problem found. Hidden types come back as [`Kind::Unknown`].
+pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<String>> {
+    let mut parts = text.splitn(3, " | ");
+    let main = parts.next().unwrap_or("");
+    let pending = parts.next();
+    let snapshot = parts.next();
+    let mut problems = Vec::new();
+    let mut pos = parse_main(main, variant, view, &mut problems);
+    match (pending, snapshot, view) {
+        (None, None, _) => {}
+        (Some(p), snapshot, _) => {
+            let (actor, action) = match p.split_once(' ') {
+                Some((a, act)) => (a, act),
+                None => (p, ""),
+            };
+            let actor = actor.chars().next().filter(|_| actor.len() == 1).and_then(Side::from_letter);
+            let action = parse_public_action(action, variant.board);
+            let before = match (snapshot, view) {
+                (Some(s), false) => parse_main(s, variant, false, &mut problems),
+                (None, true) => pos.clone(),
+                (Some(_), true) => {
+                    problems.push("a view carries no snapshot".into());
+                    None
+                }
+                (None, false) => {
+                    problems.push("a pending action needs `| <state before it>`".into());
+                    None
+                }
+            };
+            match (actor, action, before, pos.as_mut()) {
+                (Some(actor), Ok(action), Some(before), Some(pos)) => {
+                    if pos.phase == Phase::Place || (!view && before.phase != Phase::Play) {
+                        problems.push("a pending action belongs to the play phase".into());
+                    }
+                    if actor == pos.to_act && pos.phase == Phase::Play {
+                        problems.push("the pending action must be the opponent's".into());
+                    }
+                    pos.pending = Some(Box::new(Pending { actor, action, before }));
+                }
+                (actor, action, _, _) => {
+                    if actor.is_none() {
+                        problems.push("pending actor: expected w or b".into());
+                    }
+                    if let Err(e) = action {
+                        problems.push(format!("pending action: {e}"));
+                    }
+                }
+            }
+        }
+        (None, Some(_), _) => unreachable!("splitn yields in order"),
+    }
+    if let Some(pos) = &pos {
+        if pos.phase == Phase::Respond && pos.pending.is_none() {
+            problems.push("phase respond needs the pending king capture".into());
+        }
+    }
+    match pos {
+        Some(pos) if problems.is_empty() => Ok(pos),
+        _ => Err(problems),
+    }
+}
+
+/// A pending action in public form: a chess promotion may read `e7e8?`.
+fn parse_public_action(text: &str, board: BoardKind) -> Result<Action, String> {
+    match text.strip_suffix('?') {
+        Some(base) => match notation::parse(base, board)? {
+            Action::Move { from, to, .. } => Ok(Action::Move {
+                from,
+                to,
+                promotion: Promotion::To(Kind::Unknown),
+            }),
+            _ => Err(format!("`{text}`: only a promotion hides its type")),
+        },
+        None => notation::parse(text, board),
+    }
+}
+
+/// Parses the 9 fields of a position without its pending part.
+fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<String>) -> Option<Position> {
+    let board = variant.board;
+    let n = board.size() as usize;
+    let fields: Vec<&str> = text.split(' ').collect();
+    if fields.len() != 9 {
+        problems.push(format!(
+            "expected 9 fields `<board> <phase> <side> <bench-w> <bench-b> <supply-w> <supply-b> <plies> <ep>`, got {}",
+            fields.len()
+        ));
+        return None;
+    }
+    let before = problems.len();
+    let mut pos = Position::new(variant);
+    let ranks: Vec<&str> = fields[0].split('/').collect();
+    if ranks.len() != n {
+        problems.push(format!("expected {n} ranks, got {}", ranks.len()));
+    }
+    for (row, rank_text) in ranks.iter().enumerate().take(n) {
+        let rank = (n - 1 - row) as u8;
+        let mut file = 0usize;
+        match tokens(rank_text, board, view, true) {
+            Err(e) => problems.push(format!("rank {}: {e}", rank + 1)),
+            Ok(items) => {
+                for item in items {
+                    match item {
+                        Item::Empty(k) => file += k,
+                        Item::Piece(p) => {
+                            if file < n {
+                                pos.squares[Square { file: file as u8, rank }.index(board)] = Some(p);
+                            }
+                            file += 1;
+                        }
+                    }
+                }
+                if file != n {
+                    problems.push(format!("rank {}: `{rank_text}` covers {file} squares, expected {n}", rank + 1));
+                }
+            }
+        }
+    }
+    pos.phase = match fields[1] {
+        "place" => Phase::Place,
+        "play" => Phase::Play,
+        "respond" => Phase::Respond,
+        "won" => Phase::Won,
+        "drawn" => Phase::Drawn,
+        other => {
+            problems.push(format!("phase `{other}`: expected place, play, respond, won or drawn"));
+            Phase::Play
+        }
+    };
+    match (fields[2], pos.phase) {
+        ("-", Phase::Drawn) => {}
+        (s, _) => match s.chars().next().filter(|_| s.len() == 1).and_then(Side::from_letter) {
+            Some(side) => pos.to_act = side,
+            None => problems.push(format!("side `{s}`: expected w or b (`-` when drawn)")),
+        },
+    }
+    for side in Side::BOTH {
+        let text = fields[3 + side.index()];
+        if text == "-" {
+            continue;
+        }
+        match tokens(text, board, view, false) {
+            Ok(items) => {
+                for item in items {
+                    if let Item::Piece(p) = item {
+                        if p.owner != side {
+                            problems.push(format!("{side}'s bench holds a piece of the other side"));
+                        }
+                        pos.benches[side.index()].push(p);
+                    }
+                }
+            }
+            Err(e) => problems.push(format!("{side}'s bench: {e}")),
+        }
+        if variant.drops == 0 {
+            problems.push("benches exist only in drop variants (d ≥ 1)".into());
+        }
+    }
+    for side in Side::BOTH {
+        let text = fields[5 + side.index()];
+        pos.supply[side.index()] = match text {
+            "-" => Vec::new(),
+            t if view && t.starts_with('#') => match t[1..].parse::<usize>() {
+                Ok(k) => vec![Kind::Unknown; k],
+                Err(_) => {
+                    problems.push(format!("{side}'s supply `{t}`: expected #<count>"));
+                    Vec::new()
+                }
+            },
+            t => {
+                let kinds: Vec<Option<Kind>> = t.chars().map(|c| Kind::from_letter(c, board)).collect();
+                if kinds.iter().any(Option::is_none) {
+                    problems.push(format!("{side}'s supply `{t}`: expected piece letters or `-`"));
+                }
+                let mut kinds: Vec<Kind> = kinds.into_iter().flatten().collect();
+                let army = board.army();
+                kinds.sort_by_key(|k| army.iter().position(|a| a == k));
+                kinds
+            }
+        };
+    }
+    match fields[7].parse() {
+        Ok(p) => pos.plies = p,
+        Err(_) => problems.push(format!("plies `{}`: expected a non-negative integer", fields[7])),
+    }
+    pos.ep = match fields[8] {
+        "-" => None,
+        t => match Square::parse(t, board) {
+            Some(sq) if board == BoardKind::Chess && (sq.rank == 2 || sq.rank == 5) => Some(sq),
+            _ => {
+                problems.push(format!("ep `{t}`: expected `-` or a square on rank 3 or 6 of the chess board"));
+                None
+            }
+        },
+    };
+    // Consistency: how many pieces exist of each side, and the phase.
+    let army = board.army().len();
+    for side in Side::BOTH {
+        let on_board = pos.squares.iter().flatten().filter(|p| p.origin == side).count();
+        let benched = pos.benches.iter().flatten().filter(|p| p.origin == side).count();
+        let total = on_board + benched + pos.supply[side.index()].len();
+        if total > army {
+            problems.push(format!("{total} pieces placed for {side}, the army has {army}"));
+        }
+    }
+    let unplaced = pos.supply.iter().any(|s| !s.is_empty());
+    if unplaced != (pos.phase == Phase::Place) {
+        problems.push("pieces remain to be placed exactly in the placement phase".into());
+    }
+    (problems.len() == before).then_some(pos)
+}
+
+/// A parsed board or bench item.
+enum Item {
+    Empty(usize),
+    Piece(Piece),
+}
+
+/// Splits a rank or bench text into tokens.
+fn tokens(text: &str, board: BoardKind, view: bool, digits: bool) -> Result<Vec<Item>, String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if digits && c.is_ascii_digit() && c != '0' {
+            out.push(Item::Empty(c as usize - '0' as usize));
+            continue;
+        }
+        let promoted = c == '+';
+        let letter = if promoted { chars.next().ok_or("`+` at the end")? } else { c };
+        let owner = if letter.is_ascii_uppercase() { Side::White } else { Side::Black };
+        let kind = match letter.to_ascii_uppercase() {
+            'X' if view => Kind::Unknown,
+            u => Kind::from_letter(u, board).ok_or_else(|| format!("`{letter}` is not a piece of this board"))?,
+        };
+        if promoted && (board == BoardKind::Chess || !kind.promotable_in_shogi()) {
+            return Err(format!("`+{letter}`: only shogi R B S N L P promote"));
+        }
+        let mut piece = Piece::new(owner, kind);
+        piece.promoted = promoted;
+        while let Some(&m) = chars.peek() {
+            match m {
+                '\'' => piece.origin = owner.opponent(),
+                '^' => piece.revealed[0] = true,
+                '_' => piece.revealed[1] = true,
+                _ => break,
+            }
+            chars.next();
+        }
+        out.push(Item::Piece(piece));
+    }
+    Ok(out)
+}
