@@ -216,9 +216,9 @@ pub fn unseal(text: &str) -> Option<(String, &str)> {
 
 /// A problem found in a record, naming its line (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("{}{message}", if *.line == 0 { String::new() } else { format!("line {line}: ") })]
 pub struct RecordError {
-    /// The first line that is wrong.
+    /// The first line that is wrong; 0 when the file could not be read at all.
     pub line: usize,
     /// What is wrong with it.
     pub message: String,
@@ -251,7 +251,7 @@ pub struct Replay {
 /// Reads a record file and replays it, stopping at the first bad line.
 pub fn replay_file(path: &Path) -> Result<Replay, RecordError> {
     let file =
-        File::open(path).map_err(|e| RecordError::at(0, format!("cannot open {}: {e}", path.display())))?;
+        File::open(path).map_err(|e| RecordError::at(0, format!("cannot open: {e}")))?;
     replay(io::BufReader::new(file))
 }
 

@@ -85,7 +85,18 @@ impl Failure {
 
 /// Parses the command line, runs it, and maps the outcome to an exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = print(&e.to_string());
+            return ExitCode::from(EXIT_OK);
+        }
+        Err(e) => {
+            eprintln!("referee: {} (try --help)", one_line_usage_error(&e.to_string()));
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
@@ -112,6 +123,17 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             }
         }
     }
+}
+
+/// Clap's multi-line usage error as one line: the message without the usage block.
+fn one_line_usage_error(text: &str) -> String {
+    let message: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    message.join(" ").trim_start_matches("error: ").to_string()
 }
 
 /// Writes text to stdout; a closed stdout (e.g. piped into `head`) is not an error.

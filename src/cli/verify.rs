@@ -24,7 +24,7 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
                 ))?;
             }
             Err(e) if e.line == 0 => {
-                eprintln!("referee: {}", e.message);
+                eprintln!("referee: {}: {e}", path.display());
                 code = code.max(EXIT_USAGE);
             }
             Err(e) => {
