@@ -198,6 +198,10 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         let _ = print(&line);
     };
     let report = play_match(&config, &mut progress).map_err(|e| match e {
+        MatchError::Interrupted(_) => Failure {
+            code: EXIT_INTERRUPTED,
+            error: e.into(),
+        },
         MatchError::Record { .. } => Failure::failed(e),
         other => Failure::usage(other),
     })?;
@@ -240,7 +244,10 @@ fn watch_signals(record: &std::path::Path) -> Result<(), Failure> {
     let record = record.to_path_buf();
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            crate::agent::kill_all_agents();
+            // The match loop notices, stops without recording the agents' deaths, and
+            // exits 130; should it be stuck elsewhere, exit from here after a while.
+            crate::referee::interrupt();
+            std::thread::sleep(std::time::Duration::from_secs(5));
             eprintln!(
                 "referee: interrupted by signal {signal}; agents stopped; record kept unfinished at {}",
                 record.display()

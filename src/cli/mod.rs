@@ -61,8 +61,8 @@ enum Command {
 /// A failure with the exit code it maps to.
 #[derive(Debug)]
 pub struct Failure {
-    code: u8,
-    error: anyhow::Error,
+    pub(crate) code: u8,
+    pub(crate) error: anyhow::Error,
 }
 
 impl Failure {
@@ -100,8 +100,7 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            // One line: the error and its causes, joined.
-            eprintln!("referee: {}", format!("{:#}", f.error).replace('\n', " "));
+            eprintln!("referee: {}", one_line(&f.error));
             ExitCode::from(f.code)
         }
     }
@@ -123,6 +122,22 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             }
         }
     }
+}
+
+/// An error and its causes on one line, each cause once (library errors often
+/// repeat their source in their own message).
+fn one_line(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&cause);
+        }
+    }
+    text.replace('\n', " ")
 }
 
 /// Clap's multi-line usage error as one line: the message without the usage block.

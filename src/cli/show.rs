@@ -64,7 +64,7 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
     ));
     let mut result = None;
     for line in &replay.lines {
-        if game.plies() >= upto && !matches!(line, Line::Forfeit(_)) {
+        if game.plies() >= upto && !matches!(line, Line::Forfeit(_) | Line::Result(_)) {
             break;
         }
         let (played, heading) = match line {

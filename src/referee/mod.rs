@@ -4,6 +4,7 @@
 pub mod session;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::agent::{AgentError, AgentSpec};
@@ -11,6 +12,29 @@ use crate::clock::{SeatClock, TimeControl};
 use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SetupError, Turn};
 use crate::record::{ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT};
 use session::{Failure, Session};
+
+/// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Stops every match: kills all agents and makes the match loops return
+/// [`MatchError::Interrupted`] without recording what the killing caused.
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    crate::agent::kill_all_agents();
+}
+
+/// Whether [`interrupt`] has been called.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The I/O error the loop stops with once interrupted.
+fn stop_if_interrupted() -> std::io::Result<()> {
+    if interrupted() {
+        return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
+    }
+    Ok(())
+}
 
 /// One seat's agent and the options it is given with `setoption`.
 #[derive(Clone, Debug)]
@@ -110,6 +134,9 @@ pub enum MatchError {
         /// What went wrong.
         source: AgentError,
     },
+    /// The referee was told to stop; the record is kept as it was, unfinished.
+    #[error("interrupted; record kept unfinished at {}", .0.display())]
+    Interrupted(PathBuf),
     /// The record could not be written.
     #[error("record {}: {source}", path.display())]
     Record {
@@ -175,7 +202,10 @@ pub fn play_match(
         .flatten()
         .map(Session::process_group)
         .collect();
-    let result = table.run(progress).map_err(record_err);
+    let result = table.run(progress).map_err(|e| match e.kind() {
+        std::io::ErrorKind::Interrupted if interrupted() => MatchError::Interrupted(config.record.clone()),
+        _ => record_err(e),
+    });
     // Whatever happened, no agent outlives the match.
     for s in table.sessions.iter_mut().flatten() {
         s.stop(Duration::ZERO);
@@ -193,23 +223,15 @@ pub fn play_match(
 impl Table<'_> {
     fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
         let config = self.config;
-        // Handshakes in parallel: every agent gets `protocol` before anyone is waited for.
+        // Every step of the handshake goes to all agents before any is waited for,
+        // so they start up in parallel and each has the whole startup time.
         let mut failures: Vec<(Seat, Failure)> = Vec::new();
-        for s in self.sessions.iter_mut().flatten() {
-            if let Err(f) = s.hello() {
-                failures.push((s.seat(), f));
-            }
-        }
+        self.each_agent(&mut failures, |s, _| s.hello());
         let deadline = Instant::now() + config.startup;
-        for (i, slot) in self.sessions.iter_mut().enumerate() {
-            let Some(s) = slot else { continue };
-            if failures.iter().any(|(seat, _)| *seat == s.seat()) {
-                continue;
-            }
-            if let Err(f) = s.handshake(&config.agents[i].options, deadline) {
-                failures.push((s.seat(), f));
-            }
-        }
+        self.each_agent(&mut failures, |s, _| s.await_protocolok(deadline));
+        self.each_agent(&mut failures, |s, i| s.send_options(&config.agents[i].options));
+        let deadline = Instant::now() + config.startup;
+        self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
         let seats: Vec<SeatEntry> = Seat::all(self.game.seat_count())
             .map(|seat| SeatEntry {
                 seat: seat.number(),
@@ -222,6 +244,7 @@ impl Table<'_> {
                 command: Some(config.agents[seat.index()].spec.command.clone()),
             })
             .collect();
+        stop_if_interrupted()?;
         self.record.write(&Line::Header(Header {
             format: FORMAT,
             referee: env!("CARGO_PKG_VERSION").to_string(),
@@ -236,15 +259,12 @@ impl Table<'_> {
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
-        let deadline = Instant::now() + config.startup;
         let options = self.game.options();
         let seat_count = self.game.seat_count();
         let mut failures = Vec::new();
-        for s in self.sessions.iter_mut().flatten() {
-            if let Err(f) = s.new_game(config.game, seat_count, &options, deadline) {
-                failures.push((s.seat(), f));
-            }
-        }
+        self.each_agent(&mut failures, |s, _| s.send_new_game(config.game, seat_count, &options));
+        let deadline = Instant::now() + config.startup;
+        self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
@@ -293,6 +313,7 @@ impl Table<'_> {
             }
         }
         let outcome = self.game.outcome().expect("the game is over");
+        stop_if_interrupted()?;
         self.record.write(&Line::Result(ResultLine {
             places: outcome.places.clone(),
             reason: outcome.reason.to_string(),
@@ -305,6 +326,24 @@ impl Table<'_> {
         Ok(seats)
     }
 
+    /// Runs one handshake step on every live agent that has not failed yet (with its
+    /// seat index), collecting the failures.
+    fn each_agent(
+        &mut self,
+        failures: &mut Vec<(Seat, Failure)>,
+        mut step: impl FnMut(&mut Session, usize) -> Result<(), Failure>,
+    ) {
+        for (i, slot) in self.sessions.iter_mut().enumerate() {
+            let Some(s) = slot else { continue };
+            if failures.iter().any(|(seat, _)| *seat == s.seat()) {
+                continue;
+            }
+            if let Err(f) = step(s, i) {
+                failures.push((s.seat(), f));
+            }
+        }
+    }
+
     /// Records an accepted action and tells every seat what it saw.
     fn accept(
         &mut self,
@@ -315,6 +354,7 @@ impl Table<'_> {
         timing: Option<(u64, u64)>,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> std::io::Result<()> {
+        stop_if_interrupted()?;
         let ply = self.game.plies();
         self.record.write(&Line::Action(ActionLine {
             ply,
@@ -346,8 +386,15 @@ impl Table<'_> {
         action: Option<String>,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> std::io::Result<()> {
+        // An agent killed because the referee is stopping did not fail.
+        stop_if_interrupted()?;
         if let Some(mut s) = self.sessions[seat.index()].take() {
             s.stop(Duration::ZERO);
+        }
+        if self.game.outcome().is_some() {
+            // The game ended already (another seat's forfeit in a two-sided game):
+            // this seat's failure changes nothing and is not recorded.
+            return Ok(());
         }
         let played = self.game.forfeit(seat, failure.kind);
         self.record.write(&Line::Forfeit(ForfeitLine {

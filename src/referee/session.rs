@@ -17,6 +17,10 @@ use crate::protocol::agent::{FromAgent, GoClock, ToAgent};
 /// but a bot that prints nothing else must not stall the game until its clock runs out.
 pub const MAX_UNKNOWN_LINES: usize = 32;
 
+/// Lines still read after a deadline: about what an agent can have queued up while
+/// the referee served the others (the process layer buffers 256 lines).
+const LATE_LINES: usize = 300;
+
 /// Why an agent lost its seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
@@ -102,8 +106,15 @@ impl Session {
         mut want: impl FnMut(&mut Session, FromAgent) -> Option<Result<T, Failure>>,
     ) -> Result<T, Failure> {
         let mut unknown = 0;
+        let mut late = 0;
         loop {
-            let line = match self.process.recv(deadline) {
+            // Lines that arrived while other agents were served count even if the
+            // deadline has passed meanwhile (all handshakes share one deadline).
+            let received = match self.process.try_recv() {
+                Some(r) => r,
+                None => self.process.recv(deadline),
+            };
+            let line = match received {
                 Received::Line(line) => line,
                 Received::Timeout => {
                     return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")))
@@ -143,6 +154,14 @@ impl Session {
             if let Some(done) = want(self, message) {
                 return done;
             }
+            // Past the deadline only what had queued up is read, so a flood of `info`
+            // lines cannot postpone the timeout.
+            if Instant::now() >= deadline {
+                late += 1;
+                if late > LATE_LINES {
+                    return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")));
+                }
+            }
             if is_unknown {
                 unknown += 1;
                 if unknown > MAX_UNKNOWN_LINES {
@@ -160,43 +179,25 @@ impl Session {
         self.send(&ToAgent::Hello)
     }
 
-    /// Waits for `protocolok`, sends the options, then `isready` until `readyok`.
-    pub fn handshake(&mut self, options: &[(String, String)], deadline: Instant) -> Result<(), Failure> {
+    /// Waits for `protocolok`.
+    pub fn await_protocolok(&mut self, deadline: Instant) -> Result<(), Failure> {
         self.wait_for(deadline, "protocolok", |_, m| match m {
             FromAgent::ProtocolOk => Some(Ok(())),
-            FromAgent::BestMove(_) => Some(Err(Failure::new(
-                ForfeitKind::Protocol,
-                "bestmove during the handshake",
-            ))),
-            _ => None,
-        })?;
-        for (name, value) in options {
-            self.send(&ToAgent::SetOption { name, value })?;
-        }
-        self.ready(deadline)
-    }
-
-    /// `isready` → `readyok`.
-    fn ready(&mut self, deadline: Instant) -> Result<(), Failure> {
-        self.send(&ToAgent::IsReady)?;
-        self.wait_for(deadline, "readyok", |_, m| match m {
-            FromAgent::ReadyOk => Some(Ok(())),
-            FromAgent::BestMove(_) => Some(Err(Failure::new(
-                ForfeitKind::Protocol,
-                "bestmove when readyok was due",
-            ))),
+            FromAgent::BestMove(_) => Some(Err(Failure::new(ForfeitKind::Protocol, "bestmove during the handshake"))),
             _ => None,
         })
     }
 
-    /// Tells the agent its game and seat, and waits until it is ready for it.
-    pub fn new_game(
-        &mut self,
-        game: GameId,
-        seats: usize,
-        options: &Options,
-        deadline: Instant,
-    ) -> Result<(), Failure> {
+    /// Sends the `setoption`s, then `isready`.
+    pub fn send_options(&mut self, options: &[(String, String)]) -> Result<(), Failure> {
+        for (name, value) in options {
+            self.send(&ToAgent::SetOption { name, value })?;
+        }
+        self.send(&ToAgent::IsReady)
+    }
+
+    /// Tells the agent its game and seat, then `isready`.
+    pub fn send_new_game(&mut self, game: GameId, seats: usize, options: &Options) -> Result<(), Failure> {
         let seat = self.seat;
         self.send(&ToAgent::NewGame {
             game,
@@ -204,7 +205,16 @@ impl Session {
             seats,
             options,
         })?;
-        self.ready(deadline)
+        self.send(&ToAgent::IsReady)
+    }
+
+    /// Waits for `readyok`.
+    pub fn await_readyok(&mut self, deadline: Instant) -> Result<(), Failure> {
+        self.wait_for(deadline, "readyok", |_, m| match m {
+            FromAgent::ReadyOk => Some(Ok(())),
+            FromAgent::BestMove(_) => Some(Err(Failure::new(ForfeitKind::Protocol, "bestmove when readyok was due"))),
+            _ => None,
+        })
     }
 
     /// Queues events this seat saw; they are sent before its next decision.

@@ -1,0 +1,689 @@
+//! `referee match`, `verify` and `show` end to end, with the built-in agents as
+//! real processes: full games of both games at every table size, determinism,
+//! tamper detection, strength of the built-in strategies, and bad input.
+
+mod cli_support;
+
+use std::path::{Path, PathBuf};
+
+use cli_support::*;
+use tempfile::TempDir;
+
+/// Plays one match with `args` (the game, options, agents…) into `<dir>/<name>`,
+/// asserts that it succeeded, and returns the record path and stdout.
+fn play(dir: &Path, name: &str, args: &[String]) -> (PathBuf, String) {
+    let record = dir.join(name);
+    let out = referee_in(dir)
+        .arg("match")
+        .args(args)
+        .arg("--record")
+        .arg(&record)
+        .arg("-q")
+        .output()
+        .expect("run referee match");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "match {args:?} failed\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    (record, stdout)
+}
+
+fn strings(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// A full match: exit 0, the summary names the result and the record, the record
+/// ends with its result line, and `verify` accepts it.
+fn full_match(game: &str, players: usize, extra: &[&str], seed: u64) {
+    let dir = TempDir::new().unwrap();
+    let mut args = strings(&["--game", game, "-o"]);
+    args.push(format!("players={players}"));
+    args.extend(strings(extra));
+    args.extend(["--seed".to_string(), seed.to_string()]);
+    let (record, stdout) = play(dir.path(), "r.jsonl", &args);
+    assert!(stdout.contains("result:"), "{args:?}: no result in {stdout}");
+    assert!(stdout.contains("record:"), "{args:?}: no record in {stdout}");
+    let lines = record_lines(&record);
+    assert_eq!(kind(&lines[0]), "header");
+    assert_eq!(lines[0]["game"], game);
+    assert_eq!(lines[0]["seed"], seed);
+    let seats = lines[0]["seats"].as_array().unwrap().len();
+    let places = places(&lines);
+    assert_eq!(places.len(), seats, "{args:?}: one place per seat");
+    assert!(places.contains(&1), "{args:?}: somebody is first: {places:?}");
+    assert!(
+        lines.iter().all(|l| kind(l) != "forfeit"),
+        "{args:?}: built-in agents never forfeit"
+    );
+    let verified = assert_verifies(&record);
+    assert!(verified.contains("finished"), "{verified}");
+}
+
+/// Random play rarely finishes a game: a limit keeps it short (and is a result too).
+const RANDOM: [&str; 4] = ["--fill", "random", "-o", "max-plies=200"];
+
+/// Pairs of colours on two seats.
+const PAIRS: [&str; 2] = ["-o", "colors-per-player=2"];
+
+#[test]
+fn pegchow_two_player_matches_finish_and_verify() {
+    full_match("pegchow", 2, &[], 1);
+    full_match("pegchow", 2, &RANDOM, 2);
+}
+
+#[test]
+fn pegchow_three_player_matches_finish_and_verify() {
+    full_match("pegchow", 3, &[], 3);
+    full_match("pegchow", 3, &RANDOM, 4);
+}
+
+#[test]
+fn pegchow_four_player_matches_finish_and_verify() {
+    full_match("pegchow", 4, &[], 5);
+    full_match("pegchow", 4, &RANDOM, 6);
+}
+
+#[test]
+fn pegchow_two_colour_matches_finish_and_verify() {
+    full_match("pegchow", 2, &PAIRS, 7);
+    full_match("pegchow", 2, &[&PAIRS[..], &RANDOM[..]].concat(), 8);
+}
+
+#[test]
+fn telka_two_player_matches_finish_and_verify() {
+    full_match("telka", 2, &[], 1);
+    full_match("telka", 2, &RANDOM, 2);
+}
+
+#[test]
+fn telka_three_player_matches_finish_and_verify() {
+    full_match("telka", 3, &[], 3);
+    full_match("telka", 3, &RANDOM, 4);
+}
+
+#[test]
+fn telka_four_player_matches_finish_and_verify() {
+    full_match("telka", 4, &[], 5);
+    full_match("telka", 4, &RANDOM, 6);
+}
+
+#[test]
+fn telka_two_colour_matches_finish_and_verify() {
+    full_match("telka", 2, &PAIRS, 7);
+    full_match("telka", 2, &[&PAIRS[..], &RANDOM[..]].concat(), 8);
+}
+
+#[test]
+fn four_colours_on_two_seats_are_labelled_as_pairs() {
+    let dir = TempDir::new().unwrap();
+    let args = strings(&["--game", "telka", "-o", "colors-per-player=2", "--seed", "11"]);
+    let (record, _) = play(dir.path(), "r.jsonl", &args);
+    let lines = record_lines(&record);
+    let labels: Vec<&str> = lines[0]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Blue+Green", "Yellow+Red"]);
+    // Colours move in the 4-player order, each by its owner: seats 1 2 2 1 1 2 2 1 …
+    let seats: Vec<u64> = lines
+        .iter()
+        .filter(|l| kind(l) == "action")
+        .take(8)
+        .map(|l| l["seat"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seats, [1, 2, 2, 1, 1, 2, 2, 1]);
+}
+
+#[test]
+fn the_same_seed_plays_the_same_game() {
+    for (game, extra) in [
+        (
+            "telka",
+            ["-o", "players=3", "--fill", "random", "-o", "max-plies=200"],
+        ),
+        (
+            "pegchow",
+            ["-o", "players=4", "--fill", "greedy", "-o", "max-plies=60"],
+        ),
+    ] {
+        let dir = TempDir::new().unwrap();
+        let mut args = strings(&["--game", game]);
+        args.extend(strings(&extra));
+        let with_seed = |seed: &str| {
+            let mut a = args.clone();
+            a.extend(["--seed".to_string(), seed.to_string()]);
+            a
+        };
+        let (first, _) = play(dir.path(), "a.jsonl", &with_seed("20240601"));
+        let (second, _) = play(dir.path(), "b.jsonl", &with_seed("20240601"));
+        let (other, _) = play(dir.path(), "c.jsonl", &with_seed("777"));
+        let (first, second, other) = (record_lines(&first), record_lines(&second), record_lines(&other));
+        assert!(!actions(&first).is_empty());
+        assert_eq!(
+            actions(&first),
+            actions(&second),
+            "{game}: same seed, same actions"
+        );
+        assert_eq!(first.last().unwrap()["places"], second.last().unwrap()["places"]);
+        assert_eq!(
+            first[0]["seats"], second[0]["seats"],
+            "{game}: same seats and agent seeds"
+        );
+        assert_ne!(
+            actions(&first),
+            actions(&other),
+            "{game}: another seed, another game"
+        );
+    }
+}
+
+/// A finished 2-player Telka record of a few dozen plies.
+fn finished_record(dir: &Path) -> PathBuf {
+    let args = strings(&["--game", "telka", "--seed", "5"]);
+    let (record, _) = play(dir, "orig.jsonl", &args);
+    assert_verifies(&record);
+    record
+}
+
+/// The record's lines with their newlines, as bytes.
+fn raw_lines(path: &Path) -> Vec<Vec<u8>> {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(bytes.last(), Some(&b'\n'), "a record ends with a newline");
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// A different letter or digit in place of `b`.
+fn flipped(b: u8) -> u8 {
+    match b {
+        b'0'..=b'8' | b'a'..=b'y' | b'A'..=b'Y' => b + 1,
+        b'9' => b'0',
+        b'z' => b'a',
+        b'Z' => b'A',
+        other => panic!("not alphanumeric: {other}"),
+    }
+}
+
+/// Writes `lines` to `<dir>/<name>` and asserts that verify exits `code` and names
+/// `line` (1-based) in a one-line error.
+fn assert_verify_fails(dir: &Path, name: &str, lines: &[Vec<u8>], line: usize, what: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, lines.concat()).unwrap();
+    let (code, stdout, stderr) = verify(&path);
+    assert_eq!(
+        code, 1,
+        "{what}: verify exit code\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("line {line}:")),
+        "{what}: verify does not name line {line}: {stderr}"
+    );
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{what}: one error line: {stderr}"
+    );
+    assert!(stderr.starts_with("referee: "), "{what}: {stderr}");
+    assert!(!stdout.contains(": ok"), "{what}: {stdout}");
+}
+
+#[test]
+fn verify_names_the_line_where_one_byte_was_changed() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let lines = raw_lines(&record);
+    assert!(lines.len() > 10, "a game of some length");
+    let middle = lines.len() / 2;
+    for target in [0, 1, middle, lines.len() - 1] {
+        let alnum: Vec<usize> = (0..lines[target].len())
+            .filter(|&i| lines[target][i].is_ascii_alphanumeric())
+            .collect();
+        // A spread of positions, from the `type` member to the hash at the end.
+        for k in 0..8 {
+            let at = alnum[k * (alnum.len() - 1) / 7];
+            let mut tampered = lines.clone();
+            tampered[target][at] = flipped(tampered[target][at]);
+            let what = format!("byte {at} of line {} changed", target + 1);
+            assert_verify_fails(dir.path(), "tampered.jsonl", &tampered, target + 1, &what);
+        }
+    }
+    // The original is still fine: the damage was only ever in the copies.
+    assert_verifies(&record);
+}
+
+#[test]
+fn verify_rejects_removed_appended_and_missing_lines() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let lines = raw_lines(&record);
+    let middle = lines.len() / 2;
+
+    let mut removed = lines.clone();
+    removed.remove(middle);
+    // The line now in that place no longer chains from the one before it.
+    assert_verify_fails(
+        dir.path(),
+        "removed.jsonl",
+        &removed,
+        middle + 1,
+        "a middle line removed",
+    );
+
+    let mut swapped = lines.clone();
+    swapped.swap(middle, middle + 1);
+    assert_verify_fails(
+        dir.path(),
+        "swapped.jsonl",
+        &swapped,
+        middle + 1,
+        "two lines swapped",
+    );
+
+    let mut appended = lines.clone();
+    appended.push(b"{\"type\":\"action\",\"garbage\":true}\n".to_vec());
+    assert_verify_fails(
+        dir.path(),
+        "appended.jsonl",
+        &appended,
+        lines.len() + 1,
+        "a garbage line appended",
+    );
+
+    let mut junk = lines.clone();
+    junk.push(b"not json at all\n".to_vec());
+    assert_verify_fails(dir.path(), "junk.jsonl", &junk, lines.len() + 1, "junk appended");
+
+    let mut replayed = lines.clone();
+    replayed.push(lines[lines.len() - 1].clone());
+    assert_verify_fails(
+        dir.path(),
+        "replayed.jsonl",
+        &replayed,
+        lines.len() + 1,
+        "the result line repeated",
+    );
+
+    let no_header = lines[1..].to_vec();
+    assert_verify_fails(dir.path(), "headless.jsonl", &no_header, 1, "the header removed");
+
+    assert_verify_fails(dir.path(), "empty.jsonl", &[], 1, "an empty file");
+}
+
+#[test]
+fn verify_of_a_missing_file_is_bad_input() {
+    let dir = TempDir::new().unwrap();
+    let (code, stdout, stderr) = verify(&dir.path().join("no-such-record.jsonl"));
+    assert_eq!(code, 2, "stdout: {stdout}\nstderr: {stderr}");
+    assert!(stderr.starts_with("referee: "), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_record_cut_short_verifies_as_unfinished() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let lines = raw_lines(&record);
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, lines[..lines.len() / 2].concat()).unwrap();
+    let stdout = assert_verifies(&cut);
+    assert!(stdout.contains("UNFINISHED"), "{stdout}");
+    let header_only = dir.path().join("header.jsonl");
+    std::fs::write(&header_only, &lines[0]).unwrap();
+    assert!(assert_verifies(&header_only).contains("UNFINISHED"));
+}
+
+/// Plays `seeds.len()` games greedy against random with greedy on `greedy_seat`;
+/// returns (greedy wins, random wins).
+fn greedy_against_random(game: &str, greedy_seat: usize, seeds: &[u64]) -> (usize, usize) {
+    let dir = TempDir::new().unwrap();
+    let (mut greedy, mut random) = (0, 0);
+    for &seed in seeds {
+        let mut args = strings(&["--game", game, "--seed"]);
+        args.push(seed.to_string());
+        args.push("--agent".into());
+        if greedy_seat == 1 {
+            args.push(builtin_command("greedy", seed));
+            args.push("--agent".into());
+        }
+        args.push(builtin_command("random", seed + 1000));
+        // The seat not given an --agent is filled by the default, greedy.
+        let (record, _) = play(dir.path(), &format!("{game}-{seed}.jsonl"), &args);
+        let lines = record_lines(&record);
+        let names: Vec<&str> = lines[0]["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        let mut expected = ["random", "random"];
+        expected[greedy_seat - 1] = "greedy";
+        assert_eq!(names, expected);
+        let places = places(&lines);
+        let reason = lines.last().unwrap()["reason"].as_str().unwrap().to_string();
+        assert_eq!(reason, "win", "{game} seed {seed}: {places:?} by {reason}");
+        if places[greedy_seat - 1] == 1 {
+            greedy += 1;
+        } else {
+            random += 1;
+        }
+    }
+    (greedy, random)
+}
+
+fn greedy_beats_random(game: &str) {
+    let seeds = [1, 2, 3, 4];
+    let (g1, r1) = greedy_against_random(game, 1, &seeds);
+    let (g2, r2) = greedy_against_random(game, 2, &seeds);
+    assert!(g1 >= 3, "{game}: greedy on seat 1 won {g1} of 4");
+    assert!(g2 >= 3, "{game}: greedy on seat 2 won {g2} of 4");
+    assert!(g1 + g2 > r1 + r2);
+}
+
+#[test]
+fn greedy_beats_random_at_telka() {
+    greedy_beats_random("telka");
+}
+
+#[test]
+fn greedy_beats_random_at_pegchow() {
+    // Within the default limit of 1000 plies: greedy fills the target home long before.
+    greedy_beats_random("pegchow");
+}
+
+/// Runs `referee match` with `args` in a fresh directory and checks that it fails
+/// as bad input: exit 2, one `referee:` line on stderr, and no record.
+fn assert_bad_match(args: &[&str]) {
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .arg("match")
+        .args(args)
+        .args(["--record", "r.jsonl", "-q"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {stderr}");
+    assert!(stderr.starts_with("referee: "), "{args:?}: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: one line: {stderr}"
+    );
+    assert!(!dir.path().join("r.jsonl").exists(), "{args:?} created a record");
+    assert!(
+        !dir.path().join("records").exists(),
+        "{args:?} created a records directory"
+    );
+}
+
+#[test]
+fn bad_games_options_and_time_controls_are_refused_before_play() {
+    let cases: &[&[&str]] = &[
+        &["--game", "chess"],
+        &["--game", "telka", "-o", "players=9"],
+        &["--game", "pegchow", "-o", "players=1"],
+        &["--game", "telka", "-o", "nonsense=1"],
+        &["--game", "telka", "-o", "players"],
+        &["--game", "telka", "-o", "players=2", "-o", "players=3"],
+        &["--game", "telka", "-o", "players=3", "-o", "colors-per-player=2"],
+        &["--game", "telka", "-o", "max-plies=0"],
+        &["--game", "telka", "--tc", "abc"],
+        &["--game", "telka", "--tc", "0"],
+        &["--game", "telka", "--tc", "40/"],
+        &["--game", "telka", "--st", "abc"],
+        &["--game", "telka", "--st", "0"],
+        &["--game", "telka", "--st=-1"],
+        &["--game", "telka", "--st", "-1"],
+        &["--game", "telka", "--tc", "10+0.1", "--st", "1"],
+        &["-o", "players=2"],
+        &["--game", "telka", "--no-such-flag"],
+        &["--game", "telka", "--state", "not a state"],
+        &["--game", "telka", "--startup-timeout", "0"],
+        &["--game", "telka", "--setoption", "3:Hash=1"],
+    ];
+    for args in cases {
+        assert_bad_match(args);
+    }
+}
+
+#[test]
+fn too_many_agents_are_refused() {
+    let a = builtin_command("random", 1);
+    assert_bad_match(&["--game", "telka", "--agent", &a, "--agent", &a, "--agent", &a]);
+    assert_bad_match(&[
+        "--game",
+        "pegchow",
+        "-o",
+        "players=3",
+        "--agent",
+        &a,
+        "--agent",
+        &a,
+        "--agent",
+        &a,
+        "--agent",
+        &a,
+    ]);
+}
+
+#[test]
+fn an_agent_that_cannot_start_is_refused() {
+    assert_bad_match(&["--game", "telka", "--agent", "/nonexistent/dir/no-such-bot"]);
+    // The second seat's command fails after the first agent started.
+    let ok = builtin_command("random", 1);
+    assert_bad_match(&[
+        "--game",
+        "telka",
+        "--agent",
+        &ok,
+        "--agent",
+        "no-such-bot-anywhere-1234",
+    ]);
+    assert_bad_match(&["--game", "telka", "--agent", "bot 'unbalanced"]);
+    assert_bad_match(&["--game", "telka", "--agent", ""]);
+}
+
+#[test]
+fn an_agent_that_cannot_start_is_named_once() {
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .args([
+            "match",
+            "--game",
+            "telka",
+            "--agent",
+            "/nonexistent/dir/no-such-bot",
+        ])
+        .args(["--record", "r.jsonl", "-q"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr.matches("/nonexistent/dir/no-such-bot").count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("No such file or directory").count(), 1, "{stderr}");
+}
+
+#[test]
+fn an_existing_record_is_never_overwritten() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("r.jsonl");
+    let before = b"precious bytes\nnot a record\n".to_vec();
+    std::fs::write(&path, &before).unwrap();
+    let out = referee_in(dir.path())
+        .args([
+            "match", "--game", "telka", "--seed", "1", "--record", "r.jsonl", "-q",
+        ])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("referee: "), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    // A real record is not overwritten either.
+    let (record, _) = play(
+        dir.path(),
+        "done.jsonl",
+        &strings(&["--game", "telka", "--seed", "2"]),
+    );
+    let before = std::fs::read(&record).unwrap();
+    let out = referee_in(dir.path())
+        .args(["match", "--game", "telka", "--seed", "3", "-q", "--record"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&record).unwrap(), before);
+}
+
+/// `referee show` with `args`; returns (exit code, stdout, stderr).
+fn show(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = referee_in(dir).arg("show").args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// The answer lines of a `referee serve` session (final `ok` lines dropped).
+fn serve_lines(dir: &Path, script: &str) -> Vec<String> {
+    let out = referee_in(dir).arg("serve").write_stdin(script).output().unwrap();
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains("\nerror "), "{stdout}");
+    stdout
+        .lines()
+        .filter(|l| *l != "ok")
+        .map(str::to_string)
+        .collect()
+}
+
+const FILES: &str = "a b c d e f g h i j k";
+
+#[test]
+fn show_prints_the_game_at_any_ply_and_as_any_seat() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let path = record.to_str().unwrap();
+    let lines = record_lines(&record);
+    let plies = actions(&lines).len();
+
+    let (code, full, stderr) = show(dir.path(), &[path]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(full.lines().any(|l| l.trim() == FILES), "{full}");
+    assert_eq!(
+        full.lines().filter(|l| l.contains(". seat ")).count(),
+        plies,
+        "{full}"
+    );
+
+    // Ply 0: the start position, exactly as the controller draws a new game.
+    let (code, start, stderr) = show(dir.path(), &[path, "--ply", "0"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!start.contains(". seat "), "no action at ply 0: {start}");
+    let new_game = serve_lines(dir.path(), "new telka\nshow\n");
+    let diagram = new_game[1..].join("\n");
+    assert!(diagram.contains(FILES));
+    assert!(
+        start.contains(&diagram),
+        "show --ply 0:\n{start}\nnew game:\n{diagram}"
+    );
+
+    // Seat 2 at ply 5: its own events and its view, which is the position after the
+    // first five actions.
+    let (code, seat2, stderr) = show(dir.path(), &[path, "--seat", "2", "--ply", "5"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(seat2.lines().any(|l| l.trim() == FILES), "{seat2}");
+    let mut script = "new telka\n".to_string();
+    for (i, a) in actions(&lines).iter().take(5).enumerate() {
+        script.push_str(&format!("play {} {a}\n", i % 2 + 1));
+    }
+    script.push_str("view 2\n");
+    let view = serve_lines(dir.path(), &script).pop().unwrap();
+    assert!(
+        seat2.lines().any(|l| l == format!("view {view}")),
+        "show --seat 2 --ply 5 does not give the view {view}:\n{seat2}"
+    );
+
+    let (code, _, stderr) = show(dir.path(), &[path, "--ply", "99999"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.starts_with("referee: "), "{stderr}");
+    let (code, _, stderr) = show(dir.path(), &[path, "--seat", "3"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, _, stderr) = show(dir.path(), &["no-such-record.jsonl"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn show_refuses_a_tampered_record() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let mut lines = raw_lines(&record);
+    let at = lines[3].iter().position(|b| b.is_ascii_digit()).unwrap();
+    lines[3][at] = flipped(lines[3][at]);
+    let tampered = dir.path().join("tampered.jsonl");
+    std::fs::write(&tampered, lines.concat()).unwrap();
+    let (code, stdout, stderr) = show(dir.path(), &[tampered.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("line 4:"), "{stderr}");
+}
+
+#[test]
+fn verify_checks_every_record_given_and_reports_the_worst() {
+    let dir = TempDir::new().unwrap();
+    let good = finished_record(dir.path());
+    let mut lines = raw_lines(&good);
+    let at = lines[2].iter().position(|b| b.is_ascii_digit()).unwrap();
+    lines[2][at] = flipped(lines[2][at]);
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, lines.concat()).unwrap();
+    let missing = dir.path().join("missing.jsonl");
+
+    let run = |paths: &[&Path]| {
+        let out = referee_in(dir.path()).arg("verify").args(paths).output().unwrap();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let (code, stdout, _) = run(&[&good, &good]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout.matches(": ok,").count(), 2, "{stdout}");
+    let (code, stdout, stderr) = run(&[&bad, &good]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(
+        stdout.matches(": ok,").count(),
+        1,
+        "the good one is still checked: {stdout}"
+    );
+    assert!(stderr.contains("line 3:"), "{stderr}");
+    let (code, stdout, _) = run(&[&good, &bad, &missing]);
+    assert_eq!(code, Some(2), "a record that cannot be read at all is bad input");
+    assert_eq!(stdout.matches(": ok,").count(), 1, "{stdout}");
+}
+
+#[test]
+fn a_match_from_a_state_records_it_and_verifies() {
+    let dir = TempDir::new().unwrap();
+    let state = "7rrrr/7rrr1/9rr/8rrr/11/11/11/bb9/bbb8/bbbb7/1bbb7 b 2";
+    let args = strings(&["--game", "telka", "--seed", "3", "--state", state]);
+    let (record, _) = play(dir.path(), "r.jsonl", &args);
+    let lines = record_lines(&record);
+    assert_eq!(lines[0]["state"], state);
+    assert_eq!(lines[1]["ply"], 3, "plies count on from the state's");
+    assert!(assert_verifies(&record).contains("finished"));
+    let (code, shown, stderr) = show(
+        dir.path(),
+        &[record.to_str().unwrap(), "--seat", "1", "--ply", "2"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(shown.lines().any(|l| l == format!("view {state}")), "{shown}");
+}

@@ -1,0 +1,163 @@
+//! Helpers shared by the command-line tests (`cli_match`, `cli_serve`,
+//! `misbehaving_agents`): running the binary, reading records, and looking for
+//! processes left behind.
+//!
+//! Each test file uses only some of them.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Far above what any command here needs; only a hang gets near it.
+pub const HANG_BOUND: Duration = Duration::from_secs(60);
+
+/// The `referee` binary under test.
+pub fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_referee")
+}
+
+/// The binary's path quoted for an `--agent` command line.
+pub fn quoted_exe() -> String {
+    shell_words::quote(exe()).into_owned()
+}
+
+/// A command running the binary in `dir`, with a timeout that only a hang reaches.
+pub fn referee_in(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(exe());
+    cmd.current_dir(dir).timeout(HANG_BOUND);
+    cmd
+}
+
+/// A bot script in `fixtures/match_bots/`.
+pub fn match_bot(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/match_bots")
+        .join(name)
+}
+
+/// An `--agent` command line: `sh <fixture> <args…>`, every word quoted.
+pub fn bot_command(name: &str, args: &[&str]) -> String {
+    let script = match_bot(name);
+    let mut words = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
+    words.extend(args.iter().map(|a| a.to_string()));
+    shell_words::join(words)
+}
+
+/// An `--agent` command line for a built-in agent of the binary under test.
+pub fn builtin_command(strategy: &str, seed: u64) -> String {
+    format!("{} agent {strategy} --seed {seed}", quoted_exe())
+}
+
+/// Output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The lines of a record, each parsed as JSON.
+pub fn record_lines(path: &Path) -> Vec<Value> {
+    let body = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read record {}: {e}", path.display()));
+    body.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("record line {} is not JSON ({e}): {l}", i + 1))
+        })
+        .collect()
+}
+
+/// The `type` member of a record line.
+pub fn kind(line: &Value) -> &str {
+    line["type"].as_str().unwrap_or("")
+}
+
+/// The `action` members of the action lines, in order.
+pub fn actions(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| kind(l) == "action")
+        .map(|l| {
+            l["action"]
+                .as_str()
+                .expect("an action line has an action")
+                .to_string()
+        })
+        .collect()
+}
+
+/// The places of the result line (the record's last line, which must be a result).
+pub fn places(lines: &[Value]) -> Vec<u64> {
+    let last = lines.last().expect("a record has lines");
+    assert_eq!(kind(last), "result", "the last line is not a result: {last}");
+    last["places"]
+        .as_array()
+        .expect("places is an array")
+        .iter()
+        .map(|p| p.as_u64().expect("a place is a number"))
+        .collect()
+}
+
+/// Runs `referee verify` on `path`; returns (exit code, stdout, stderr).
+pub fn verify(path: &Path) -> (i32, String, String) {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let out = referee_in(dir)
+        .arg("verify")
+        .arg(path)
+        .output()
+        .expect("run referee verify");
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+/// Asserts that `referee verify` accepts the record and returns its stdout.
+pub fn assert_verifies(path: &Path) -> String {
+    let (code, stdout, stderr) = verify(path);
+    assert_eq!(code, 0, "verify {} failed: {stderr}", path.display());
+    assert!(stdout.contains(": ok,"), "verify did not say ok: {stdout}");
+    stdout
+}
+
+/// Command lines (arguments joined by spaces) of the processes, other than this one,
+/// whose command line contains any of `patterns`.
+pub fn processes_matching(patterns: &[&str]) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
+            continue;
+        }
+        // A process may exit while we look; a zombie has an empty command line.
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = text(&raw).replace('\0', " ");
+        if patterns.iter().any(|p| cmdline.contains(p)) {
+            found.push(format!("pid {name}: {}", cmdline.trim_end()));
+        }
+    }
+    found
+}
+
+/// Asserts that no process matching `patterns` is left. Killed processes may take a
+/// moment to disappear, so this waits (up to a bound only a survivor reaches).
+pub fn assert_no_process_left(patterns: &[&str]) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = processes_matching(patterns);
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() >= until {
+            panic!("processes left behind: {left:#?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
