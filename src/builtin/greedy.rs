@@ -12,7 +12,7 @@ use crate::rng::Rng;
 pub(super) fn choose(t: &Table, view: &str, legal: &[String], rng: &mut Rng) -> Option<String> {
     let scores: Vec<i64> = match t.game {
         GameId::PegChow | GameId::Telka => parker_scores(t, view, legal)?,
-        GameId::IDoubtIt => return None,
+        GameId::IDoubtIt | GameId::MultiChess => return None,
     };
     let best = *scores.iter().max()?;
     let best_ones: Vec<usize> = (0..legal.len()).filter(|&i| scores[i] == best).collect();

@@ -4,6 +4,7 @@
 
 mod greedy;
 mod idoubtit;
+mod multichess;
 
 use std::io::{self, BufRead, Write};
 
@@ -43,6 +44,7 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
+    let mut memory = multichess::Memory::default();
     for line in input.lines() {
         let line = line?;
         match AgentInput::parse(&line) {
@@ -70,7 +72,7 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
             AgentInput::Go { .. } => {
                 let action = table
                     .as_ref()
-                    .and_then(|t| choose(strategy, t, &view, &events, &mut rng))
+                    .and_then(|t| choose(strategy, t, &view, &events, &mut memory, &mut rng))
                     .unwrap_or_else(|| "none".to_string());
                 writeln!(output, "bestmove {action}")?;
                 events.clear();
@@ -89,15 +91,29 @@ fn model(table: &Table, view: &str) -> Option<Box<dyn Game>> {
     match table.game {
         GameId::PegChow | GameId::Telka => table.game.create(&table.options, Some(view)).ok(),
         // Games with hidden information are played from the view by their own module.
-        GameId::IDoubtIt => None,
+        GameId::IDoubtIt | GameId::MultiChess => None,
     }
 }
 
 /// Picks an action for the seat, or `None` if the view makes no sense.
-fn choose(strategy: Strategy, table: &Table, view: &str, events: &[String], rng: &mut Rng) -> Option<String> {
-    if table.game == GameId::IDoubtIt {
-        let (variant, _) = crate::game::idoubtit::parse_options(&table.options).ok()?;
-        return idoubtit::choose(strategy, variant, view, events, rng);
+fn choose(
+    strategy: Strategy,
+    table: &Table,
+    view: &str,
+    events: &[String],
+    memory: &mut multichess::Memory,
+    rng: &mut Rng,
+) -> Option<String> {
+    match table.game {
+        GameId::IDoubtIt => {
+            let (variant, _) = crate::game::idoubtit::parse_options(&table.options).ok()?;
+            return idoubtit::choose(strategy, variant, view, events, rng);
+        }
+        GameId::MultiChess => {
+            let seats = table.options.int("players", 2, 2..=8).ok()? as usize;
+            return multichess::choose(strategy, seats, view, memory, rng);
+        }
+        GameId::PegChow | GameId::Telka => {}
     }
     let game = model(table, view)?;
     let legal = game.legal_actions();

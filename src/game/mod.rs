@@ -7,6 +7,7 @@
 //! [`SeatEvent`], and both can only be built by the game for one seat.
 
 pub mod idoubtit;
+pub mod multichess;
 pub mod options;
 pub mod parker;
 
@@ -358,7 +359,7 @@ pub trait Game: Send + fmt::Debug {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// No such game.
-    #[error("unknown game `{0}` (games: pegchow, telka, idoubtit)")]
+    #[error("unknown game `{0}` (games: pegchow, telka, idoubtit, multichess)")]
     UnknownGame(String),
     /// An option is unknown or has a bad value.
     #[error("option {0}")]
@@ -377,11 +378,13 @@ pub enum GameId {
     Telka,
     /// I-Doubt-It TelnChes (SPEC §2).
     IDoubtIt,
+    /// Multi-player TelnChes (SPEC §3).
+    MultiChess,
 }
 
 impl GameId {
     /// Every game, in the order help texts list them.
-    pub const ALL: [GameId; 3] = [GameId::PegChow, GameId::Telka, GameId::IDoubtIt];
+    pub const ALL: [GameId; 4] = [GameId::PegChow, GameId::Telka, GameId::IDoubtIt, GameId::MultiChess];
 
     /// The id used on the command line, in records and on the wire.
     pub fn as_str(self) -> &'static str {
@@ -389,6 +392,7 @@ impl GameId {
             GameId::PegChow => "pegchow",
             GameId::Telka => "telka",
             GameId::IDoubtIt => "idoubtit",
+            GameId::MultiChess => "multichess",
         }
     }
 
@@ -405,6 +409,7 @@ impl GameId {
         match self {
             GameId::PegChow | GameId::Telka => parker::create(self, options, state),
             GameId::IDoubtIt => idoubtit::create(options, state),
+            GameId::MultiChess => multichess::create(options, state),
         }
     }
 }

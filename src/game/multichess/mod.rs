@@ -1,0 +1,298 @@
+//! Multi-player TelnChes (SPEC §3, R-M1…R-M7): 2–8 seats, a private area each, a
+//! shared public area, fog of war, and elimination by king capture.
+//!
+//! What a seat may know is [`Position::visible`] (R-M3); its view, its legal moves
+//! (R-M4) and the events it is told (R-M7) are all computed from that one function.
+
+pub mod board;
+pub mod rules;
+pub mod state;
+
+use board::{Area, Square};
+use rules::{Move, Position};
+
+use super::{
+    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
+    SetupError, Turn, View,
+};
+
+/// Option keys of this game.
+const KEYS: [&str; 2] = ["players", "max-plies"];
+
+/// Builds a game from options and an optional state string.
+pub fn create(options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
+    options.expect_only(&KEYS)?;
+    let seats = options.int("players", 2, 2..=8)? as usize;
+    let max_plies = options.int("max-plies", 2000, 1..=1_000_000)?;
+    let pos = match state {
+        None => Position::start(seats),
+        Some(text) => state::parse(text, seats, false).map_err(SetupError::State)?.0,
+    };
+    let end = (pos.remaining().len() == 1).then_some(EndReason::LastStanding);
+    Ok(Box::new(MultiGame { max_plies, pos, end }))
+}
+
+/// A game of Multi-player TelnChes in progress.
+#[derive(Clone, Debug)]
+pub struct MultiGame {
+    max_plies: u32,
+    pos: Position,
+    /// How the game ended, once one seat is left.
+    end: Option<EndReason>,
+}
+
+impl MultiGame {
+    /// The true position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// What every seat sees, by seat index.
+    fn visibility(&self) -> Vec<Vec<bool>> {
+        Seat::all(self.pos.seats).map(|s| self.pos.visible(s)).collect()
+    }
+
+    /// R-M7: each seat is told what changed on the squares it saw before or sees
+    /// after; `public` facts go to everybody, `own` only to `mover`.
+    fn tell(
+        &self,
+        before: &[Option<board::Piece>],
+        seen_before: &[Vec<bool>],
+        public: &[String],
+        mover: Option<(Seat, String)>,
+    ) -> Vec<Vec<SeatEvent>> {
+        let seen_after = self.visibility();
+        Seat::all(self.pos.seats)
+            .map(|seat| {
+                let i = seat.index();
+                let mut told: Vec<SeatEvent> = public.iter().cloned().map(SeatEvent::new).collect();
+                if let Some((m, text)) = &mover {
+                    if *m == seat {
+                        told.push(SeatEvent::new(text.clone()));
+                    }
+                }
+                for (k, (old, new)) in before.iter().zip(&self.pos.squares).enumerate() {
+                    if old != new && (seen_before[i][k] || seen_after[i][k]) {
+                        let cell = new.map_or(".".to_string(), |p| p.to_string());
+                        told.push(SeatEvent::new(format!("square {} {cell}", Square::from_index(k))));
+                    }
+                }
+                told
+            })
+            .collect()
+    }
+
+    /// Whether the ply limit has been reached (R-M6).
+    fn drawn(&self) -> bool {
+        self.pos.plies >= self.max_plies && self.pos.remaining().len() > 1
+    }
+}
+
+impl Game for MultiGame {
+    fn id(&self) -> GameId {
+        GameId::MultiChess
+    }
+
+    fn options(&self) -> Options {
+        let mut o = Options::new();
+        o.set("players", self.pos.seats);
+        o.set("max-plies", self.max_plies);
+        o
+    }
+
+    fn seat_count(&self) -> usize {
+        self.pos.seats
+    }
+
+    fn seat_label(&self, seat: Seat) -> String {
+        format!("Area{seat}")
+    }
+
+    fn turn(&self) -> Turn {
+        if self.outcome().is_some() {
+            return Turn::Over;
+        }
+        Turn::Act {
+            seat: self.pos.to_move,
+            kind: ActionKind::Move,
+        }
+    }
+
+    fn plies(&self) -> u32 {
+        self.pos.plies
+    }
+
+    fn legal_actions(&self) -> Vec<String> {
+        let Turn::Act { seat, .. } = self.turn() else { return Vec::new() };
+        let moves = self.pos.masked(seat).0.moves(seat);
+        if moves.is_empty() {
+            return vec!["pass".to_string()];
+        }
+        moves.iter().map(Move::to_string).collect()
+    }
+
+    fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {
+        let Turn::Act { seat: to_move, .. } = self.turn() else {
+            return Err(Rejection::GameOver);
+        };
+        if self.pos.out.contains(&seat) {
+            return Err(Rejection::Illegal {
+                action: text.to_string(),
+                reason: format!("seat {seat} is out of the game (R-M5)"),
+            });
+        }
+        if seat != to_move {
+            return Err(Rejection::NotYourTurn {
+                seat,
+                turn: format!("seat {to_move} is to move"),
+            });
+        }
+        let illegal = |reason: String| Rejection::Illegal {
+            action: text.to_string(),
+            reason,
+        };
+        let view_moves = self.pos.masked(seat).0.moves(seat);
+        let before = self.pos.squares.clone();
+        let seen_before = self.visibility();
+        if text == "pass" {
+            if !view_moves.is_empty() {
+                return Err(illegal(format!("seat {seat} has a move, and passes are forced only (R-M6)")));
+            }
+            self.pos.plies += 1;
+            self.pos.to_move = self.pos.next_seat(seat);
+            let event = format!("pass {seat}");
+            let seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&event), None);
+            return Ok(Played {
+                taken: None,
+                events: vec![event],
+                seat_events,
+            });
+        }
+        let mv = Move::parse(text, self.pos.seats).map_err(|reason| Rejection::Malformed {
+            action: text.to_string(),
+            reason,
+        })?;
+        mv.private_area().map_err(illegal)?;
+        if !view_moves.contains(&mv) {
+            let why = match self.pos.at(mv.from) {
+                Some(p) if p.owner == seat => "not a legal move on the seat's view (R-M1, R-M4)".to_string(),
+                _ => format!("{} holds none of seat {seat}'s pieces", mv.from),
+            };
+            return Err(illegal(why));
+        }
+        let taken = self.pos.make(seat, mv);
+        let mut record = format!("move {seat} {}", taken.mv);
+        if taken.mv != mv {
+            record.push_str(&format!(" requested {mv}"));
+        }
+        if let Some((sq, p)) = taken.captured {
+            record.push_str(&format!(" capture {sq} {p}"));
+        }
+        let mut public = vec![format!("moved {seat}")];
+        let mut events = vec![record];
+        if let Some(victim) = taken.eliminated {
+            let e = format!("eliminate {victim} by {seat}");
+            public.push(e.clone());
+            events.push(e);
+            if self.pos.remaining().len() == 1 {
+                self.end = Some(EndReason::Win);
+            }
+        }
+        let seat_events = self.tell(&before, &seen_before, &public, Some((seat, format!("move {}", taken.mv))));
+        Ok(Played {
+            taken: (taken.mv != mv).then(|| taken.mv.to_string()),
+            events,
+            seat_events,
+        })
+    }
+
+    fn forced_action(&self) -> Option<String> {
+        let Turn::Act { seat, .. } = self.turn() else { return None };
+        self.pos.masked(seat).0.moves(seat).is_empty().then(|| "pass".to_string())
+    }
+
+    fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
+        if self.outcome().is_some() || self.pos.out.contains(&seat) {
+            return Played::default();
+        }
+        let before = self.pos.squares.clone();
+        let seen_before = self.visibility();
+        let n = self.pos.remove_seat(seat);
+        if self.pos.remaining().len() == 1 {
+            self.end = Some(EndReason::Forfeit { seat, kind });
+        }
+        let public = vec![format!("forfeit {seat} {kind}"), format!("remove {seat} {n}")];
+        let seat_events = self.tell(&before, &seen_before, &public, None);
+        Played {
+            taken: None,
+            events: public,
+            seat_events,
+        }
+    }
+
+    fn view(&self, seat: Seat) -> View {
+        let seen = self.pos.visible(seat);
+        View::new(seat, state::print(&self.pos, Some((seat, &seen))))
+    }
+
+    fn state(&self) -> String {
+        state::print(&self.pos, None)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        let remaining = self.pos.remaining();
+        let reason = match &self.end {
+            Some(reason) if remaining.len() == 1 => reason.clone(),
+            _ if self.drawn() => EndReason::MaxPlies,
+            _ => return None,
+        };
+        // Places: the seats still in (sharing first place on a draw), then the others
+        // in reverse order of going out (R-M5, R-M6).
+        let mut places = vec![0u8; self.pos.seats];
+        for s in &remaining {
+            places[s.index()] = 1;
+        }
+        for (k, s) in self.pos.out.iter().rev().enumerate() {
+            places[s.index()] = k as u8 + 2;
+        }
+        Some(Outcome { places, reason })
+    }
+
+    fn diagram(&self, seat: Option<Seat>) -> String {
+        let seen = seat.map(|s| self.pos.visible(s));
+        let cell = |sq: Square| match (&seen, self.pos.at(sq)) {
+            (Some(v), _) if !v[sq.index()] => " ?".to_string(),
+            (_, None) => " .".to_string(),
+            (_, Some(p)) => {
+                let letter = p.kind.letter();
+                format!("{letter}{}", p.owner)
+            }
+        };
+        let mut out = String::from("public\n");
+        for rank in (4..8).rev() {
+            out.push_str(&format!("{} ", rank + 1));
+            for file in 0..8 {
+                out.push_str(&format!(" {}", cell(Square { area: Area::Public, file, rank })));
+            }
+            out.push('\n');
+        }
+        for a in 0..self.pos.seats as u8 {
+            let owner = self.pos.owners[a as usize].map_or("nobody".to_string(), |s| format!("seat {s}"));
+            out.push_str(&format!("area {} (owned by {owner})\n", a + 1));
+            for rank in (0..4).rev() {
+                out.push_str(&format!("{} ", rank + 1));
+                for file in 0..8 {
+                    out.push_str(&format!(" {}", cell(Square { area: Area::Private(a), file, rank })));
+                }
+                out.push('\n');
+            }
+        }
+        out.push_str("    a  b  c  d  e  f  g  h\n");
+        out.push_str(&format!("seat {} to move, {} plies\n", self.pos.to_move, self.pos.plies));
+        out
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Game> {
+        Box::new(self.clone())
+    }
+}
