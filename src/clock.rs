@@ -77,6 +77,14 @@ impl TimeControl {
         })
     }
 
+    /// Parses a control as a record header stores it (`40/60+0.5`, or `st=1`).
+    pub fn parse_recorded(text: &str) -> Result<TimeControl, TimeControlError> {
+        match text.strip_prefix("st=") {
+            Some(st) => TimeControl::parse_st(st),
+            None => TimeControl::parse_tc(text),
+        }
+    }
+
     /// Parses `--st` seconds per move.
     pub fn parse_st(text: &str) -> Result<TimeControl, TimeControlError> {
         match all_consuming(seconds).parse(text) {
@@ -132,6 +140,17 @@ impl SeatClock {
             left,
             moves_made: 0,
         }
+    }
+
+    /// A clock part-way through a game: `left` on it after `moves_made` decisions
+    /// (a resumed game continues with the clocks its record shows).
+    pub fn restore(control: TimeControl, left: Duration, moves_made: u32) -> SeatClock {
+        let mut clock = SeatClock::new(control);
+        if let TimeControl::Clock { .. } = control {
+            clock.left = left;
+        }
+        clock.moves_made = moves_made;
+        clock
     }
 
     /// Time this seat may use for the coming decision (before the margin).

@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::game::{ForfeitKind, Game, GameId, Options, Seat};
+use crate::game::{ForfeitKind, Game, GameId, Options, Played, Seat, SeatEvent};
 
 /// The record format version this referee writes and reads.
 pub const FORMAT: u32 = 1;
@@ -136,6 +136,19 @@ pub struct RecordWriter<W: Write> {
     prev: String,
 }
 
+/// When record lines reach the disk, not just the operating system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Durability {
+    /// fsync after every line: survives a power cut mid-game, costs a disk sync per action.
+    Line,
+    /// fsync after the header and the result (lines are still flushed one by one, so
+    /// a crash of the referee loses nothing; an operating-system crash may lose the
+    /// lines since the header).
+    Game,
+    /// Never fsync (flush only).
+    Never,
+}
+
 impl RecordWriter<File> {
     /// Creates a new record file; an existing file is never overwritten.
     pub fn create(path: &Path) -> io::Result<RecordWriter<File>> {
@@ -144,6 +157,24 @@ impl RecordWriter<File> {
         }
         let file = File::options().write(true).create_new(true).open(path)?;
         Ok(RecordWriter::new(file))
+    }
+
+    /// Reopens a record to continue it after `replay` read it: a torn last line is cut
+    /// off, and the chain goes on from its last complete line.
+    pub fn append(path: &Path, replay: &Replay) -> io::Result<RecordWriter<File>> {
+        let file = File::options().write(true).open(path)?;
+        file.set_len(replay.complete_len)?;
+        let mut file = file;
+        io::Seek::seek(&mut file, io::SeekFrom::End(0))?;
+        Ok(RecordWriter {
+            out: file,
+            prev: replay.last_hash.clone(),
+        })
+    }
+
+    /// Forces what was written to the disk.
+    pub fn sync(&mut self) -> io::Result<()> {
+        self.out.sync_data()
     }
 }
 
@@ -158,10 +189,12 @@ impl<W: Write> RecordWriter<W> {
 
     /// Appends one line and flushes it.
     pub fn write(&mut self, line: &Line) -> io::Result<()> {
-        let text = seal(&self.prev, line);
+        let mut text = seal(&self.prev, line);
+        text.push('\n');
+        // One write per line keeps the window for a torn line as small as it gets.
         self.out.write_all(text.as_bytes())?;
-        self.out.write_all(b"\n")?;
         self.out.flush()?;
+        text.pop();
         self.prev = hash_of_sealed(&text).to_string();
         Ok(())
     }
@@ -246,6 +279,10 @@ pub struct Replay {
     pub last_hash: String,
     /// The result line, if the game finished.
     pub result: Option<ResultLine>,
+    /// The number of a last line cut short by a crash (ignored), if any.
+    pub torn: Option<usize>,
+    /// Bytes of the complete lines: where an append must start.
+    pub complete_len: u64,
 }
 
 /// Reads a record file and replays it, stopping at the first bad line.
@@ -257,16 +294,31 @@ pub fn replay_file(path: &Path) -> Result<Replay, RecordError> {
 
 /// Replays a record: checks every hash, re-plays every action and forfeit through the
 /// rules, compares every event, and checks the result.
-pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
+pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
     let mut prev = GENESIS.to_string();
     let mut header: Option<Header> = None;
     let mut game: Option<Box<dyn Game>> = None;
     let mut lines = Vec::new();
     let mut result = None;
+    let mut torn = None;
+    let mut complete_len = 0u64;
     let mut n = 0;
-    for raw in input.split(b'\n') {
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        let read = input
+            .read_until(b'\n', &mut raw)
+            .map_err(|e| RecordError::at(n + 1, format!("cannot read: {e}")))?;
+        if read == 0 {
+            break;
+        }
         n += 1;
-        let raw = raw.map_err(|e| RecordError::at(n, format!("cannot read: {e}")))?;
+        if raw.pop() != Some(b'\n') {
+            // A last line without its newline was being written when the writer
+            // died: it is not part of the record.
+            torn = Some(n);
+            break;
+        }
         let text = std::str::from_utf8(&raw).map_err(|_| RecordError::at(n, "not UTF-8"))?;
         let (body, stored) =
             unseal(text).ok_or_else(|| RecordError::at(n, "no trailing \"hash\" member of 64 hex digits"))?;
@@ -287,7 +339,6 @@ pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
             (Line::Header(h), None) => {
                 game = Some(start_game(h).map_err(|m| RecordError::at(n, m))?);
                 header = Some(h.clone());
-                continue;
             }
             (Line::Header(_), Some(_)) => return Err(RecordError::at(n, "a second header")),
             (_, None) => return Err(RecordError::at(n, "the first line must be the header")),
@@ -298,10 +349,11 @@ pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
                 result = Some(r.clone());
             }
         }
-        lines.push(line);
+        if !matches!(line, Line::Header(_)) {
+            lines.push(line);
+        }
+        complete_len += read as u64;
     }
-    // `split` yields an empty piece after the final newline; a record that is just
-    // that piece is empty.
     match (header, game) {
         (Some(header), Some(game)) => Ok(Replay {
             header,
@@ -309,9 +361,39 @@ pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
             lines,
             last_hash: prev,
             result,
+            torn,
+            complete_len,
         }),
-        _ => Err(RecordError::at(1, "empty record: no header")),
+        _ => Err(RecordError::at(1, "empty record: no complete header line")),
     }
+}
+
+/// Applies one verified action or forfeit line to `game` and returns what it did
+/// (`None` for the header and result lines).
+pub fn step(game: &mut dyn Game, line: &Line) -> Option<Played> {
+    match line {
+        Line::Action(a) => {
+            let seat = Seat::new(a.seat).expect("verified record");
+            Some(game.play(seat, &a.action).expect("verified record"))
+        }
+        Line::Forfeit(f) => Some(game.forfeit(Seat::new(f.seat).expect("verified record"), f.reason)),
+        Line::Header(_) | Line::Result(_) => None,
+    }
+}
+
+/// Everything each seat was told in a verified record, by seat index: what a resumed
+/// agent is sent to catch up.
+pub fn seat_histories(replay: &Replay) -> Vec<Vec<SeatEvent>> {
+    let mut game = start_game(&replay.header).expect("verified record");
+    let mut told = vec![Vec::new(); game.seat_count()];
+    for line in &replay.lines {
+        if let Some(played) = step(game.as_mut(), line) {
+            for (i, events) in played.seat_events.into_iter().enumerate() {
+                told[i].extend(events);
+            }
+        }
+    }
+    told
 }
 
 /// Sets up the game a header describes.

@@ -12,14 +12,26 @@ use crate::builtin::Strategy;
 use crate::clock::TimeControl;
 use crate::game::{EndReason, GameId, Options, Seat};
 use crate::referee::{default_record_path, play_match, MatchConfig, MatchError, Progress, SeatAgent};
+use crate::record::Durability;
 use crate::rng::Rng;
+
+/// The time control when none is given.
+const DEFAULT_TC: &str = "10+0.1";
 
 /// Arguments of `referee match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// Game: pegchow or telka.
-    #[arg(long)]
-    game: String,
+    /// Game: pegchow, telka, idoubtit or multichess.
+    #[arg(long, required_unless_present = "resume")]
+    game: Option<String>,
+    /// Continue the unfinished game of this record (game, options, seed, time control
+    /// and agent commands come from its header; --agent and --tc/--st override).
+    #[arg(long, value_name = "RECORD", conflicts_with_all = ["game", "options", "state", "record", "seed"])]
+    resume: Option<PathBuf>,
+    /// When record lines are forced to disk: after every line, after the header and
+    /// the result, or never (lines are always flushed as they are written).
+    #[arg(long, value_enum, default_value = "game")]
+    fsync: Durability,
     /// Game option KEY=VALUE, repeatable (e.g. -o players=4).
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
@@ -30,9 +42,10 @@ pub struct MatchArgs {
     /// Built-in agent for the seats not given with --agent.
     #[arg(long, value_enum, default_value = "greedy")]
     fill: Strategy,
-    /// Time control [moves/]seconds[+increment], per seat, as in cutechess-cli.
-    #[arg(long, value_name = "TC", conflicts_with = "st", default_value = "10+0.1")]
-    tc: String,
+    /// Time control [moves/]seconds[+increment], per seat, as in cutechess-cli
+    /// (default 10+0.1, or the resumed record's).
+    #[arg(long, value_name = "TC", conflicts_with = "st")]
+    tc: Option<String>,
     /// Fixed seconds per decision instead of a clock.
     #[arg(long, value_name = "SECONDS")]
     st: Option<String>,
@@ -70,25 +83,39 @@ pub struct MatchArgs {
 
 /// Resolves the arguments into a match configuration.
 fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
-    let game = GameId::parse(&args.game).map_err(Failure::usage)?;
-    let options = Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?;
+    // When resuming, the record's header says what was being played.
+    let header = match &args.resume {
+        Some(path) => {
+            let replay = crate::record::replay_file(path)
+                .map_err(|e| Failure::usage(anyhow!("cannot resume {}: {e}", path.display())))?;
+            Some(replay.header)
+        }
+        None => None,
+    };
+    let (game_name, options, state) = match &header {
+        Some(h) => (h.game.clone(), h.options.clone(), h.state.clone()),
+        None => (
+            args.game.clone().expect("clap requires --game without --resume"),
+            Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?,
+            args.state.clone(),
+        ),
+    };
+    let game = GameId::parse(&game_name).map_err(Failure::usage)?;
     // Creating the game checks options and state before any agent starts.
-    let probe = game
-        .create(&options, args.state.as_deref())
-        .map_err(Failure::usage)?;
+    let probe = game.create(&options, state.as_deref()).map_err(Failure::usage)?;
     let seats = probe.seat_count();
     if args.agents.len() > seats {
-        return Err(Failure::usage(anyhow!(
-            "{} agents given for a game of {seats} seats",
-            args.agents.len()
-        )));
+        return Err(Failure::usage(anyhow!("{} agents given for a game of {seats} seats", args.agents.len())));
     }
-    let control = match &args.st {
-        Some(st) => TimeControl::parse_st(st),
-        None => TimeControl::parse_tc(&args.tc),
+    let recorded_tc = header.as_ref().and_then(|h| h.time_control.clone());
+    let control = match (&args.st, &args.tc, &recorded_tc) {
+        (Some(st), _, _) => TimeControl::parse_st(st),
+        (None, Some(tc), _) => TimeControl::parse_tc(tc),
+        (None, None, Some(recorded)) => TimeControl::parse_recorded(recorded),
+        (None, None, None) => TimeControl::parse_tc(DEFAULT_TC),
     }
     .map_err(Failure::usage)?;
-    let seed = args.seed.unwrap_or_else(|| {
+    let seed = header.as_ref().map(|h| h.seed).or(args.seed).unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -100,7 +127,11 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
     let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
     let mut agents: Vec<SeatAgent> = Seat::all(seats)
         .map(|seat| {
-            let command = args.agents.get(seat.index()).cloned().unwrap_or_else(|| {
+            let recorded = header
+                .as_ref()
+                .and_then(|h| h.seats.get(seat.index()))
+                .and_then(|s| s.command.clone());
+            let command = args.agents.get(seat.index()).cloned().or(recorded).unwrap_or_else(|| {
                 format!(
                     "{exe} agent {} --seed {}",
                     args.fill.name(),
@@ -135,28 +166,31 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
             )))
         }
     };
+    let record = match (&args.resume, &args.record) {
+        (Some(path), _) | (None, Some(path)) => path.clone(),
+        (None, None) => default_record_path(game, seed),
+    };
     Ok(MatchConfig {
         game,
         options,
-        state: args.state.clone(),
+        state,
         agents,
         control,
         margin: Duration::from_millis(args.margin),
         startup: seconds(args.startup_timeout, "--startup-timeout")?,
         quit_grace: seconds(args.quit_grace, "--quit-grace")?,
         seed,
-        record: args
-            .record
-            .clone()
-            .unwrap_or_else(|| default_record_path(game, seed)),
+        record,
         log_dir: args.log_dir.clone(),
+        resume: args.resume.is_some(),
+        durability: args.fsync,
     })
 }
 
 /// Runs `referee match`.
 pub fn run(args: MatchArgs) -> Result<u8, Failure> {
     let config = config(&args)?;
-    if config.record.exists() {
+    if !config.resume && config.record.exists() {
         return Err(Failure::usage(anyhow!(
             "record {} already exists; nothing is overwritten",
             config.record.display()
@@ -202,7 +236,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
             code: EXIT_INTERRUPTED,
             error: e.into(),
         },
-        MatchError::Record { .. } => Failure::failed(e),
+        MatchError::Record { .. } | MatchError::Resume { .. } => Failure::failed(e),
         other => Failure::usage(other),
     })?;
     let names: Vec<String> = report

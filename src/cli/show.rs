@@ -67,28 +67,18 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
         if game.plies() >= upto && !matches!(line, Line::Forfeit(_) | Line::Result(_)) {
             break;
         }
-        let (played, heading) = match line {
-            Line::Action(a) => {
-                let seat = Seat::new(a.seat).expect("verified");
-                let played = game.play(seat, &a.action).expect("verified");
-                let shown = match (&played.taken, args.seat) {
-                    (Some(t), _) => format!("{} (requested {})", t, a.action),
-                    (None, _) => a.action.clone(),
-                };
-                (played, format!("{:>4}. seat {} {}", a.ply, a.seat, shown))
-            }
-            Line::Forfeit(f) => {
-                let seat = Seat::new(f.seat).expect("verified");
-                (
-                    game.forfeit(seat, f.reason),
-                    format!("      seat {} forfeits: {}", f.seat, f.reason),
-                )
-            }
-            Line::Result(r) => {
-                result = Some(r.clone());
-                continue;
-            }
-            Line::Header(_) => continue,
+        if let Line::Result(r) = line {
+            result = Some(r.clone());
+            continue;
+        }
+        let Some(played) = record::step(game.as_mut(), line) else { continue };
+        let heading = match line {
+            Line::Action(a) => match &played.taken {
+                Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),
+                None => format!("{:>4}. seat {} {}", a.ply, a.seat, a.action),
+            },
+            Line::Forfeit(f) => format!("      seat {} forfeits: {}", f.seat, f.reason),
+            _ => continue,
         };
         match args.seat {
             // A seat saw its own events, not the omniscient ones.

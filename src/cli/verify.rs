@@ -11,10 +11,14 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
     for path in records {
         match record::replay_file(path) {
             Ok(replay) => {
-                let status = match &replay.result {
+                let mut status = match &replay.result {
                     Some(r) => format!("finished: places {:?} by {}", r.places, r.reason),
-                    None => "UNFINISHED: no result line (the game was interrupted)".to_string(),
+                    None => "UNFINISHED: no result line (the game was interrupted; `match --resume` continues it)"
+                        .to_string(),
                 };
+                if let Some(n) = replay.torn {
+                    status.push_str(&format!("; line {n} was cut short by a crash and is ignored"));
+                }
                 print(&format!(
                     "{}: ok, {} with {} lines after the header, {} plies, {status}\n",
                     path.display(),

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use crate::agent::{AgentError, AgentSpec};
 use crate::clock::{SeatClock, TimeControl};
 use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SetupError, Turn};
-use crate::record::{ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT};
+use crate::record::{
+    self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT,
+};
 use session::{Failure, Session};
 
 /// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).
@@ -70,6 +72,10 @@ pub struct MatchConfig {
     pub record: PathBuf,
     /// A directory for per-seat transcripts and stderr logs.
     pub log_dir: Option<PathBuf>,
+    /// Continue the unfinished game in `record` instead of starting one.
+    pub resume: bool,
+    /// When record lines are forced to disk.
+    pub durability: Durability,
 }
 
 /// What a match reports as it goes.
@@ -137,6 +143,14 @@ pub enum MatchError {
     /// The referee was told to stop; the record is kept as it was, unfinished.
     #[error("interrupted; record kept unfinished at {}", .0.display())]
     Interrupted(PathBuf),
+    /// The record to resume cannot be continued.
+    #[error("cannot resume {}: {reason}", path.display())]
+    Resume {
+        /// The record.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// The record could not be written.
     #[error("record {}: {source}", path.display())]
     Record {
@@ -153,6 +167,8 @@ struct Table<'c> {
     game: Box<dyn Game>,
     sessions: Vec<Option<Session>>,
     record: RecordWriter<std::fs::File>,
+    /// The record read back when resuming an interrupted game.
+    resumed: Option<record::Replay>,
 }
 
 /// Plays one match to its end and returns the result; the record is written as play
@@ -161,7 +177,23 @@ pub fn play_match(
     config: &MatchConfig,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<MatchReport, MatchError> {
-    let game = config.game.create(&config.options, config.state.as_deref())?;
+    let resumed = if config.resume {
+        let resume_err = |reason: String| MatchError::Resume {
+            path: config.record.clone(),
+            reason,
+        };
+        let replay = record::replay_file(&config.record).map_err(|e| resume_err(e.to_string()))?;
+        if replay.result.is_some() {
+            return Err(resume_err("the game is already finished".into()));
+        }
+        Some(replay)
+    } else {
+        None
+    };
+    let game = match &resumed {
+        Some(replay) => replay.game.boxed_clone(),
+        None => config.game.create(&config.options, config.state.as_deref())?,
+    };
     let seats = game.seat_count();
     if config.agents.len() != seats {
         return Err(MatchError::SeatCount {
@@ -169,32 +201,46 @@ pub fn play_match(
             seats,
         });
     }
+    // A seat that forfeited before the game was interrupted stays out.
+    let gone: Vec<usize> = resumed
+        .iter()
+        .flat_map(|r| &r.lines)
+        .filter_map(|l| match l {
+            Line::Forfeit(f) => Some(f.seat),
+            _ => None,
+        })
+        .collect();
     let mut sessions = Vec::with_capacity(seats);
     for (i, agent) in config.agents.iter().enumerate() {
         let seat = Seat::from_index(i);
-        let mut spec = agent.spec.clone();
-        let transcript = config
-            .log_dir
-            .as_ref()
-            .map(|d| d.join(format!("seat{seat}.transcript")));
-        if let Some(dir) = &config.log_dir {
-            spec.stderr_log
-                .get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
+        if gone.contains(&seat.number()) {
+            sessions.push(None);
+            continue;
         }
-        let session = Session::start(seat, &spec, transcript.as_deref())
-            .map_err(|source| MatchError::Agent { seat, source })?;
+        let mut spec = agent.spec.clone();
+        let transcript = config.log_dir.as_ref().map(|d| d.join(format!("seat{seat}.transcript")));
+        if let Some(dir) = &config.log_dir {
+            spec.stderr_log.get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
+        }
+        let session =
+            Session::start(seat, &spec, transcript.as_deref()).map_err(|source| MatchError::Agent { seat, source })?;
         sessions.push(Some(session));
     }
     let record_err = |source| MatchError::Record {
         path: config.record.clone(),
         source,
     };
-    let record = RecordWriter::create(&config.record).map_err(record_err)?;
+    let record = match &resumed {
+        Some(replay) => RecordWriter::append(&config.record, replay),
+        None => RecordWriter::create(&config.record),
+    }
+    .map_err(record_err)?;
     let mut table = Table {
         config,
         game,
         sessions,
         record,
+        resumed,
     };
     let process_groups = table
         .sessions
@@ -232,30 +278,38 @@ impl Table<'_> {
         self.each_agent(&mut failures, |s, i| s.send_options(&config.agents[i].options));
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
-        let seats: Vec<SeatEntry> = Seat::all(self.game.seat_count())
-            .map(|seat| SeatEntry {
-                seat: seat.number(),
-                label: self.game.seat_label(seat),
-                name: self.sessions[seat.index()]
-                    .as_ref()
-                    .and_then(|s| s.name())
-                    .map(str::to_string)
-                    .unwrap_or_else(|| config.agents[seat.index()].spec.command.clone()),
-                command: Some(config.agents[seat.index()].spec.command.clone()),
-            })
-            .collect();
+        let seats: Vec<SeatEntry> = match &self.resumed {
+            Some(replay) => replay.header.seats.clone(),
+            None => Seat::all(self.game.seat_count())
+                .map(|seat| SeatEntry {
+                    seat: seat.number(),
+                    label: self.game.seat_label(seat),
+                    name: self.sessions[seat.index()]
+                        .as_ref()
+                        .and_then(|s| s.name())
+                        .map(str::to_string)
+                        .unwrap_or_else(|| config.agents[seat.index()].spec.command.clone()),
+                    command: Some(config.agents[seat.index()].spec.command.clone()),
+                })
+                .collect(),
+        };
         stop_if_interrupted()?;
-        self.record.write(&Line::Header(Header {
-            format: FORMAT,
-            referee: env!("CARGO_PKG_VERSION").to_string(),
-            game: config.game.to_string(),
-            options: self.game.options(),
-            state: config.state.clone(),
-            seats: seats.clone(),
-            seed: config.seed,
-            time_control: Some(config.control.to_string()),
-            start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-        }))?;
+        if self.resumed.is_none() {
+            self.write(&Line::Header(Header {
+                format: FORMAT,
+                referee: env!("CARGO_PKG_VERSION").to_string(),
+                game: config.game.to_string(),
+                options: self.game.options(),
+                state: config.state.clone(),
+                seats: seats.clone(),
+                seed: config.seed,
+                time_control: Some(config.control.to_string()),
+                start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            }))?;
+            if config.durability != Durability::Never {
+                self.record.sync()?;
+            }
+        }
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
@@ -269,6 +323,26 @@ impl Table<'_> {
             self.forfeit(seat, failure, None, progress)?;
         }
         let mut clocks: Vec<SeatClock> = (0..seat_count).map(|_| SeatClock::new(config.control)).collect();
+        if let Some(replay) = &self.resumed {
+            // A resumed agent is told everything its seat saw so far, and each clock
+            // continues from what the record shows.
+            let told = record::seat_histories(replay);
+            for (slot, events) in self.sessions.iter_mut().zip(&told) {
+                if let Some(s) = slot {
+                    s.observe(events);
+                }
+            }
+            for (i, clock) in clocks.iter_mut().enumerate() {
+                let mine = replay.lines.iter().filter_map(|l| match l {
+                    Line::Action(a) if a.seat == i + 1 && !a.forced => Some(a),
+                    _ => None,
+                });
+                let (moves, left) = mine.fold((0, None), |(n, _), a| (n + 1, a.clock_ms));
+                if let Some(ms) = left {
+                    *clock = SeatClock::restore(config.control, Duration::from_millis(ms), moves);
+                }
+            }
+        }
         while let Turn::Act { seat, kind } = self.game.turn() {
             if let Some(action) = self.game.forced_action() {
                 let played = self.game.play(seat, &action).expect("a forced action is legal");
@@ -314,7 +388,7 @@ impl Table<'_> {
         }
         let outcome = self.game.outcome().expect("the game is over");
         stop_if_interrupted()?;
-        self.record.write(&Line::Result(ResultLine {
+        self.write(&Line::Result(ResultLine {
             places: outcome.places.clone(),
             reason: outcome.reason.to_string(),
             plies: self.game.plies(),
@@ -324,6 +398,17 @@ impl Table<'_> {
             s.finish(&outcome, config.quit_grace);
         }
         Ok(seats)
+    }
+
+    /// Appends a record line, forcing it to disk when the durability policy says so.
+    fn write(&mut self, line: &Line) -> std::io::Result<()> {
+        self.record.write(line)?;
+        let end = matches!(line, Line::Result(_));
+        match self.config.durability {
+            Durability::Line => self.record.sync(),
+            Durability::Game if end => self.record.sync(),
+            _ => Ok(()),
+        }
     }
 
     /// Runs one handshake step on every live agent that has not failed yet (with its
@@ -356,7 +441,7 @@ impl Table<'_> {
     ) -> std::io::Result<()> {
         stop_if_interrupted()?;
         let ply = self.game.plies();
-        self.record.write(&Line::Action(ActionLine {
+        self.write(&Line::Action(ActionLine {
             ply,
             seat: seat.number(),
             action: action.to_string(),
@@ -397,7 +482,7 @@ impl Table<'_> {
             return Ok(());
         }
         let played = self.game.forfeit(seat, failure.kind);
-        self.record.write(&Line::Forfeit(ForfeitLine {
+        self.write(&Line::Forfeit(ForfeitLine {
             seat: seat.number(),
             reason: failure.kind,
             detail: failure.detail.clone(),
