@@ -44,15 +44,31 @@ pub struct AgentSpec {
     pub working_dir: Option<PathBuf>,
     /// File the agent's stderr is appended to; drained and discarded when `None`.
     pub stderr_log: Option<PathBuf>,
+    /// The agent's entire environment: the referee's own is not passed on.
+    pub env: Vec<(String, String)>,
+    /// Resource limits, inherited by everything the agent starts.
+    pub limits: Limits,
+}
+
+/// Resource limits for an agent (`setrlimit`, applied in the child before `exec`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Address-space limit in bytes (`RLIMIT_AS`).
+    pub memory_bytes: Option<u64>,
+    /// CPU time limit in seconds (`RLIMIT_CPU`: SIGXCPU, then SIGKILL a second later).
+    pub cpu_seconds: Option<u64>,
 }
 
 impl AgentSpec {
-    /// A spec for `command` in the current directory with stderr discarded.
+    /// A spec for `command` in the current directory with stderr discarded and an
+    /// environment holding only the referee's `PATH` (so interpreters are found).
     pub fn new(command: impl Into<String>) -> AgentSpec {
         AgentSpec {
             command: command.into(),
             working_dir: None,
             stderr_log: None,
+            env: std::env::var("PATH").map(|p| vec![("PATH".to_string(), p)]).unwrap_or_default(),
+            limits: Limits::default(),
         }
     }
 }

@@ -104,7 +104,17 @@ impl AgentProcess {
         if let Some(dir) = &spec.working_dir {
             command.current_dir(dir);
         }
+        // Least privilege: nothing of the referee's environment leaks to a bot.
+        command.env_clear().envs(spec.env.iter().map(|(k, v)| (k, v)));
+        let limits = spec.limits;
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed; prctl and setrlimit are plain system
+        // calls, and the closure allocates nothing.
+        unsafe {
+            command.pre_exec(move || restrict(limits));
+        }
         become_subreaper();
+        seal_inherited_fds();
         let mut child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
             command: spec.command.clone(),
             source,
@@ -276,6 +286,42 @@ fn check_dir(dir: &std::path::Path) -> io::Result<()> {
     } else {
         Err(io::Error::other("not a directory"))
     }
+}
+
+/// In the child before `exec`: die with the referee (Linux), and apply the limits.
+///
+/// The parent-death signal fires when the thread that spawned the agent ends, so
+/// agents are spawned by threads that outlive them (the match loop's).
+fn restrict(limits: super::Limits) -> io::Result<()> {
+    use nix::sys::resource::{setrlimit, Resource};
+    #[cfg(target_os = "linux")]
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
+    if let Some(bytes) = limits.memory_bytes {
+        setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(io::Error::from)?;
+    }
+    if let Some(secs) = limits.cpu_seconds {
+        setrlimit(Resource::RLIMIT_CPU, secs, secs + 1).map_err(io::Error::from)?;
+    }
+    Ok(())
+}
+
+/// Marks every descriptor this process inherited (above stderr) close-on-exec, once,
+/// so an agent gets its three pipes and nothing else. Rust opens its own descriptors
+/// close-on-exec already; inherited ones are whatever the referee's parent left open.
+fn seal_inherited_fds() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let fds: Vec<i32> = match std::fs::read_dir("/proc/self/fd") {
+            Ok(dir) => dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect(),
+            Err(_) => (3..1024).collect(),
+        };
+        for fd in fds.into_iter().filter(|&fd| fd > 2) {
+            if let Ok(flags) = fcntl(fd, FcntlArg::F_GETFD) {
+                let flags = nix::fcntl::FdFlag::from_bits_truncate(flags) | nix::fcntl::FdFlag::FD_CLOEXEC;
+                let _ = fcntl(fd, FcntlArg::F_SETFD(flags));
+            }
+        }
+    });
 }
 
 /// Makes this process adopt orphaned descendants, once (Linux only; elsewhere a no-op).

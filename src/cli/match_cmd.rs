@@ -7,11 +7,11 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
-use crate::agent::AgentSpec;
+use crate::agent::{AgentSpec, Limits};
 use crate::builtin::Strategy;
 use crate::clock::TimeControl;
 use crate::game::{EndReason, GameId, Options, Seat};
-use crate::referee::{default_record_path, play_match, MatchConfig, MatchError, Progress, SeatAgent};
+use crate::referee::{default_record_path, play_match, AgentCwd, MatchConfig, MatchError, Progress, SeatAgent};
 use crate::record::Durability;
 use crate::rng::Rng;
 
@@ -70,6 +70,20 @@ pub struct MatchArgs {
     /// Record file to create (default: records/<game>-<time>-<seed>.jsonl).
     #[arg(long)]
     record: Option<PathBuf>,
+    /// Environment variable for every agent: KEY=VALUE, or KEY to pass the referee's
+    /// value; repeatable. Agents get nothing else but PATH.
+    #[arg(long = "env", value_name = "KEY[=VALUE]")]
+    env: Vec<String>,
+    /// Address-space limit per agent process, in MiB.
+    #[arg(long, value_name = "MIB")]
+    max_memory: Option<u64>,
+    /// CPU-time limit per agent process, in seconds (for the whole game).
+    #[arg(long, value_name = "SECONDS")]
+    max_cpu: Option<u64>,
+    /// Where agents start: `private` (a fresh directory each; relative paths in the
+    /// command are made absolute), `inherit` (the referee's), or a directory.
+    #[arg(long, value_name = "private|inherit|DIR", default_value = "private")]
+    agent_cwd: String,
     /// Directory for per-seat transcripts (every line exchanged) and stderr logs.
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
@@ -166,6 +180,39 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
             )))
         }
     };
+    let mut env = AgentSpec::new("").env;
+    for word in &args.env {
+        let (key, value) = match word.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (word.clone(), std::env::var(word).unwrap_or_default()),
+        };
+        if key.is_empty() || key.contains('\0') || value.contains('\0') {
+            return Err(Failure::usage(anyhow!("--env `{word}`: expected KEY=VALUE or KEY")));
+        }
+        env.retain(|(k, _)| *k != key);
+        env.push((key, value));
+    }
+    let limits = Limits {
+        memory_bytes: args.max_memory.map(|mib| mib.saturating_mul(1 << 20)),
+        cpu_seconds: args.max_cpu,
+    };
+    if limits.memory_bytes == Some(0) || limits.cpu_seconds == Some(0) {
+        return Err(Failure::usage(anyhow!("--max-memory and --max-cpu must be positive")));
+    }
+    for agent in &mut agents {
+        agent.spec.env = env.clone();
+        agent.spec.limits = limits;
+    }
+    let agent_cwd = match args.agent_cwd.as_str() {
+        "private" => AgentCwd::Private,
+        "inherit" => AgentCwd::Inherit,
+        dir if std::path::Path::new(dir).is_dir() => AgentCwd::Dir(PathBuf::from(dir)),
+        other => {
+            return Err(Failure::usage(anyhow!(
+                "--agent-cwd `{other}`: expected private, inherit or an existing directory"
+            )))
+        }
+    };
     let record = match (&args.resume, &args.record) {
         (Some(path), _) | (None, Some(path)) => path.clone(),
         (None, None) => default_record_path(game, seed),
@@ -184,6 +231,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         log_dir: args.log_dir.clone(),
         resume: args.resume.is_some(),
         durability: args.fsync,
+        agent_cwd,
     })
 }
 

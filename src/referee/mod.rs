@@ -76,6 +76,78 @@ pub struct MatchConfig {
     pub resume: bool,
     /// When record lines are forced to disk.
     pub durability: Durability,
+    /// Where agents start.
+    pub agent_cwd: AgentCwd,
+}
+
+/// The working directory agents start in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentCwd {
+    /// A fresh directory per agent (`<log-dir>/seat<N>.cwd`, or a temporary one that
+    /// is removed afterwards); arguments naming existing relative paths are made
+    /// absolute first, so `python3 bot.py` still finds `bot.py`.
+    Private,
+    /// The referee's own working directory.
+    Inherit,
+    /// This directory, for every agent.
+    Dir(PathBuf),
+}
+
+/// Makes every argument of `command` that names an existing path relative to the
+/// referee's working directory absolute (the program itself only if it contains a
+/// `/`, so that `python3` is still looked up in `PATH`).
+fn absolutize(command: &str) -> String {
+    let (Ok(words), Ok(here)) = (shell_words::split(command), std::env::current_dir()) else {
+        return command.to_string();
+    };
+    let words: Vec<String> = words
+        .into_iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let p = Path::new(&w);
+            let candidate = !p.is_absolute() && (i > 0 || w.contains('/')) && p.exists();
+            if candidate {
+                here.join(p).to_string_lossy().into_owned()
+            } else {
+                w
+            }
+        })
+        .collect();
+    shell_words::join(words)
+}
+
+/// Prepares the working directory of seat `seat`'s agent; returns a temporary
+/// directory to remove after the match, if one was made.
+fn place_agent(spec: &mut AgentSpec, config: &MatchConfig, seat: Seat) -> std::io::Result<Option<PathBuf>> {
+    match &config.agent_cwd {
+        AgentCwd::Inherit => Ok(None),
+        AgentCwd::Dir(dir) => {
+            spec.working_dir = Some(dir.clone());
+            Ok(None)
+        }
+        AgentCwd::Private => {
+            let (dir, temporary) = match &config.log_dir {
+                Some(log) => (log.join(format!("seat{seat}.cwd")), false),
+                None => {
+                    let nanos = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map(|d| d.subsec_nanos())
+                        .unwrap_or(0);
+                    let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
+                    (std::env::temp_dir().join(name), true)
+                }
+            };
+            std::fs::create_dir_all(&dir)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+            }
+            spec.command = absolutize(&spec.command);
+            spec.working_dir = Some(dir.clone());
+            Ok(temporary.then_some(dir))
+        }
+    }
 }
 
 /// What a match reports as it goes.
@@ -211,6 +283,24 @@ pub fn play_match(
         })
         .collect();
     let mut sessions = Vec::with_capacity(seats);
+    let mut scratch = Vec::new();
+    let result = start_and_play(config, game, resumed, &gone, &mut sessions, &mut scratch, progress);
+    for dir in scratch {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+/// Starts the agents and plays; `scratch` collects temporary directories to remove.
+fn start_and_play(
+    config: &MatchConfig,
+    game: Box<dyn Game>,
+    resumed: Option<record::Replay>,
+    gone: &[usize],
+    sessions: &mut Vec<Option<Session>>,
+    scratch: &mut Vec<PathBuf>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<MatchReport, MatchError> {
     for (i, agent) in config.agents.iter().enumerate() {
         let seat = Seat::from_index(i);
         if gone.contains(&seat.number()) {
@@ -218,6 +308,16 @@ pub fn play_match(
             continue;
         }
         let mut spec = agent.spec.clone();
+        let place_err = |source| MatchError::Agent {
+            seat,
+            source: AgentError::WorkingDir {
+                path: std::env::temp_dir(),
+                source,
+            },
+        };
+        if let Some(dir) = place_agent(&mut spec, config, seat).map_err(place_err)? {
+            scratch.push(dir);
+        }
         let transcript = config.log_dir.as_ref().map(|d| d.join(format!("seat{seat}.transcript")));
         if let Some(dir) = &config.log_dir {
             spec.stderr_log.get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
@@ -238,7 +338,7 @@ pub fn play_match(
     let mut table = Table {
         config,
         game,
-        sessions,
+        sessions: std::mem::take(sessions),
         record,
         resumed,
     };
