@@ -43,9 +43,8 @@ fn crate_dir() -> PathBuf {
 /// A spec running `fixtures/bots/NAME.sh` from the crate directory.
 fn bot(name: &str) -> AgentSpec {
     AgentSpec {
-        command: format!("sh fixtures/bots/{name}.sh"),
         working_dir: Some(crate_dir()),
-        stderr_log: None,
+        ..AgentSpec::new(format!("sh fixtures/bots/{name}.sh"))
     }
 }
 
@@ -307,9 +306,8 @@ fn working_dir_is_applied() {
     let _lock = shared();
     let dir = tempfile::tempdir().unwrap();
     let mut agent = start(&AgentSpec {
-        command: "sh -c pwd".to_string(),
         working_dir: Some(dir.path().to_path_buf()),
-        stderr_log: None,
+        ..AgentSpec::new("sh -c pwd")
     });
     let Received::Line(text) = agent.recv(Instant::now() + HANG_BOUND) else {
         panic!("pwd printed nothing");
