@@ -11,3 +11,4 @@ pub mod protocol;
 pub mod record;
 pub mod referee;
 pub mod rng;
+pub mod tournament;

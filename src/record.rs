@@ -76,6 +76,10 @@ pub struct ActionLine {
     /// Made by the referee because it was the only one (a forced pass).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub forced: bool,
+    /// A random opening action the referee made for the seat (`tournament
+    /// --random-plies`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opening: bool,
     /// What it did, omniscient.
     pub events: Vec<String>,
     /// Time the agent took, in milliseconds, from `go` written to `bestmove` read.

@@ -232,6 +232,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         resume: args.resume.is_some(),
         durability: args.fsync,
         agent_cwd,
+        opening: Vec::new(),
     })
 }
 
@@ -249,7 +250,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
             .with_context(|| format!("cannot create log directory {}", dir.display()))
             .map_err(Failure::usage)?;
     }
-    watch_signals(&config.record)?;
+    watch_interrupt()?;
     if !args.quiet {
         print(&format!(
             "{} game, {} seats, seed {}, time control {}\n",
@@ -316,24 +317,19 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: kill every agent, keep the record (every line is
-/// already flushed; `verify` reports it unfinished), exit 130.
-fn watch_signals(record: &std::path::Path) -> Result<(), Failure> {
+/// On SIGINT, SIGTERM or SIGHUP: kill every agent and make the running matches stop
+/// without recording what the killing caused; the command then exits 130 (from here
+/// after a while, should the loop be stuck elsewhere).
+pub(super) fn watch_interrupt() -> Result<(), Failure> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
         .context("cannot install signal handlers")
         .map_err(Failure::failed)?;
-    let record = record.to_path_buf();
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            // The match loop notices, stops without recording the agents' deaths, and
-            // exits 130; should it be stuck elsewhere, exit from here after a while.
             crate::referee::interrupt();
             std::thread::sleep(std::time::Duration::from_secs(5));
-            eprintln!(
-                "referee: interrupted by signal {signal}; agents stopped; record kept unfinished at {}",
-                record.display()
-            );
+            eprintln!("referee: interrupted by signal {signal}; agents stopped");
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
     });

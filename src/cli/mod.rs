@@ -5,6 +5,7 @@
 mod match_cmd;
 mod serve;
 mod show;
+mod tournament;
 mod verify;
 
 use std::io::{self, Write};
@@ -37,6 +38,10 @@ pub struct Cli {
 enum Command {
     /// Play one game between agents (built-in agents fill the seats not given).
     Match(Box<match_cmd::MatchArgs>),
+    /// Play many games between many bots, concurrently, with statistics.
+    Tournament(Box<tournament::TournamentArgs>),
+    /// Combine the output directories of a tournament's shards into one table.
+    Merge(tournament::MergeArgs),
     /// Speak the controller protocol on stdin/stdout (see protocol.md).
     Serve,
     /// Re-check records: hashes, every action, every event, the result.
@@ -110,6 +115,8 @@ pub fn main() -> ExitCode {
 pub fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Command::Match(args) => match_cmd::run(*args),
+        Command::Tournament(args) => tournament::run(*args),
+        Command::Merge(args) => tournament::merge(args),
         Command::Serve => serve::run(),
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),

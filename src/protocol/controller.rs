@@ -298,6 +298,7 @@ impl Controller {
                     action,
                     taken: played.taken.clone(),
                     forced,
+                    opening: false,
                     events: played.events.clone(),
                     think_ms: None,
                     clock_ms: None,

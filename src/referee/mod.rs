@@ -38,6 +38,17 @@ fn stop_if_interrupted() -> std::io::Result<()> {
     Ok(())
 }
 
+/// Who made an accepted action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// The seat's agent.
+    Agent,
+    /// The referee, because it was the only action (a forced pass).
+    Forced,
+    /// The referee, as part of a random opening.
+    Opening,
+}
+
 /// One seat's agent and the options it is given with `setoption`.
 #[derive(Clone, Debug)]
 pub struct SeatAgent {
@@ -78,6 +89,8 @@ pub struct MatchConfig {
     pub durability: Durability,
     /// Where agents start.
     pub agent_cwd: AgentCwd,
+    /// Actions the referee plays before the agents take over (a random opening).
+    pub opening: Vec<String>,
 }
 
 /// The working directory agents start in.
@@ -422,6 +435,15 @@ impl Table<'_> {
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
+        if self.resumed.is_none() {
+            for action in &config.opening {
+                let Turn::Act { seat, .. } = self.game.turn() else { break };
+                let played = self.game.play(seat, action).map_err(|r| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("opening: {r}"))
+                })?;
+                self.accept(seat, action, played, Origin::Opening, None, progress)?;
+            }
+        }
         let mut clocks: Vec<SeatClock> = (0..seat_count).map(|_| SeatClock::new(config.control)).collect();
         if let Some(replay) = &self.resumed {
             // A resumed agent is told everything its seat saw so far, and each clock
@@ -446,7 +468,7 @@ impl Table<'_> {
         while let Turn::Act { seat, kind } = self.game.turn() {
             if let Some(action) = self.game.forced_action() {
                 let played = self.game.play(seat, &action).expect("a forced action is legal");
-                self.accept(seat, &action, played, true, None, progress)?;
+                self.accept(seat, &action, played, Origin::Forced, None, progress)?;
                 continue;
             }
             let view = self.game.view(seat);
@@ -476,7 +498,7 @@ impl Table<'_> {
             }
             let timing = (used.as_millis() as u64, clock.left().as_millis() as u64);
             match self.game.play(seat, &action) {
-                Ok(played) => self.accept(seat, &action, played, false, Some(timing), progress)?,
+                Ok(played) => self.accept(seat, &action, played, Origin::Agent, Some(timing), progress)?,
                 Err(rejection) => {
                     let failure = Failure {
                         kind: ForfeitKind::Illegal,
@@ -535,7 +557,7 @@ impl Table<'_> {
         seat: Seat,
         action: &str,
         played: Played,
-        forced: bool,
+        origin: Origin,
         timing: Option<(u64, u64)>,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> std::io::Result<()> {
@@ -546,7 +568,8 @@ impl Table<'_> {
             seat: seat.number(),
             action: action.to_string(),
             taken: played.taken.clone(),
-            forced,
+            forced: origin == Origin::Forced,
+            opening: origin == Origin::Opening,
             events: played.events.clone(),
             think_ms: timing.map(|t| t.0),
             clock_ms: timing.map(|t| t.1),
@@ -558,7 +581,7 @@ impl Table<'_> {
             seat,
             label: &label,
             action: played.taken.as_deref().unwrap_or(action),
-            forced,
+            forced: origin != Origin::Agent,
         });
         Ok(())
     }

@@ -1,0 +1,248 @@
+//! `referee tournament` and `referee merge`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use clap::Args;
+
+use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
+use crate::agent::{AgentSpec, Limits};
+use crate::clock::TimeControl;
+use crate::game::{GameId, Options};
+use crate::record::Durability;
+use crate::tournament::schedule::{Format, Shard};
+use crate::tournament::stats::Sprt;
+use crate::tournament::{self, entrants, Definition, Entrant, Event, RunOptions, SprtDef, TournamentError};
+
+/// Arguments of `referee tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// Game: pegchow, telka, idoubtit or multichess.
+    #[arg(long)]
+    game: String,
+    /// Game option KEY=VALUE, repeatable.
+    #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// An entrant: `name=N cmd='…' [dir=D] [option.K=V]…`, or just a command;
+    /// `builtin:random` / `builtin:greedy` are the built-in agents. Repeatable.
+    #[arg(long = "agent", value_name = "SPEC")]
+    agents: Vec<String>,
+    /// Entrants from a JSON array or a TOML file of [[agent]] tables (name, cmd, dir,
+    /// options).
+    #[arg(long, value_name = "FILE")]
+    agents_file: Option<PathBuf>,
+    /// round-robin: every table of entrants; gauntlet: the first against the rest.
+    #[arg(long, value_enum, default_value = "round-robin")]
+    format: Format,
+    /// Games per table, a multiple of the seat count (default: one per seating).
+    #[arg(long)]
+    games: Option<usize>,
+    /// Times the schedule is repeated.
+    #[arg(long, default_value_t = 1)]
+    rounds: usize,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Time control [moves/]seconds[+increment] (default 10+0.1).
+    #[arg(long, value_name = "TC", conflicts_with = "st")]
+    tc: Option<String>,
+    /// Fixed seconds per decision.
+    #[arg(long, value_name = "SECONDS")]
+    st: Option<String>,
+    /// Milliseconds granted past the clock.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    margin: u64,
+    /// Seconds for the handshake.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    startup_timeout: f64,
+    /// Seed of the schedule, openings and built-in agents.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random opening actions per game (the same for the games of a seating cycle).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    random_plies: usize,
+    /// Stop early on a decision between the first two entrants: elo0=… elo1=…
+    /// alpha=… beta=… (two-seat games).
+    #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
+    /// Output directory: tournament.json, games/, summary.json.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue the tournament in --out, skipping finished games.
+    #[arg(long, requires = "out")]
+    resume: bool,
+    /// Play only slice I of N of the schedule (combine with `referee merge`).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Environment variable for every agent, KEY=VALUE or KEY; repeatable.
+    #[arg(long = "env", value_name = "KEY[=VALUE]")]
+    env: Vec<String>,
+    /// Address-space limit per agent, in MiB.
+    #[arg(long, value_name = "MIB")]
+    max_memory: Option<u64>,
+    /// CPU-time limit per agent, in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    max_cpu: Option<u64>,
+}
+
+/// Runs `referee tournament`.
+pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
+    let id = GameId::parse(&args.game).map_err(Failure::usage)?;
+    let options = Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?;
+    let seats = id.create(&options, None).map_err(Failure::usage)?.seat_count();
+    let mut list: Vec<Entrant> = match &args.agents_file {
+        Some(path) => Entrant::load(path).map_err(|e| Failure::usage(anyhow!(e)))?,
+        None => Vec::new(),
+    };
+    for spec in &args.agents {
+        list.push(Entrant::parse(spec).map_err(|e| Failure::usage(anyhow!(e)))?);
+    }
+    entrants::dedupe_names(&mut list);
+    let control = match (&args.st, &args.tc) {
+        (Some(st), _) => TimeControl::parse_st(st),
+        (None, Some(tc)) => TimeControl::parse_tc(tc),
+        (None, None) => TimeControl::parse_tc("10+0.1"),
+    }
+    .map_err(Failure::usage)?;
+    let sprt = if args.sprt.is_empty() {
+        None
+    } else {
+        if seats != 2 {
+            return Err(Failure::usage(anyhow!("--sprt is for two-seat games")));
+        }
+        let s = Sprt::parse(&args.sprt).map_err(|e| Failure::usage(anyhow!(e)))?;
+        Some(SprtDef {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
+        })
+    };
+    let def = Definition {
+        game: id.to_string(),
+        options: id.create(&options, None).map_err(Failure::usage)?.options(),
+        entrants: list,
+        format: args.format,
+        games: args.games.unwrap_or(seats),
+        rounds: args.rounds,
+        seed: args.seed,
+        random_plies: args.random_plies,
+        time_control: control.to_string(),
+        sprt,
+    };
+    // Check the schedule before creating anything.
+    def.schedule().map_err(Failure::usage)?;
+    let shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(|e| Failure::usage(anyhow!(e)))?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        PathBuf::from("tournaments").join(format!("{}-{secs}", def.game))
+    });
+    let mut env = AgentSpec::new("").env;
+    for word in &args.env {
+        let (k, v) = match word.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (word.clone(), std::env::var(word).unwrap_or_default()),
+        };
+        env.retain(|(key, _)| *key != k);
+        env.push((k, v));
+    }
+    let exe = std::env::current_exe().context("cannot find the referee executable").map_err(Failure::failed)?;
+    let opts = RunOptions {
+        out: out.clone(),
+        concurrency: args.concurrency.max(1),
+        shard,
+        resume: args.resume,
+        margin: Duration::from_millis(args.margin),
+        startup: Duration::from_secs_f64(args.startup_timeout.clamp(0.001, 1e6)),
+        quit_grace: Duration::from_millis(500),
+        env,
+        limits: Limits {
+            memory_bytes: args.max_memory.map(|m| m.saturating_mul(1 << 20)),
+            cpu_seconds: args.max_cpu,
+        },
+        exe: shell_words::quote(&exe.to_string_lossy()).into_owned(),
+        durability: Durability::Game,
+    };
+    super::match_cmd::watch_interrupt()?;
+    let tty = std::io::stderr().is_terminal();
+    let names: Vec<String> = def.entrants.iter().map(|e| e.name.clone()).collect();
+    let mut report = |event: Event<'_>, _: &[tournament::GameResult]| match event {
+        Event::Finished { result, done, total } => {
+            let who: Vec<String> = result
+                .seats
+                .iter()
+                .zip(&result.places)
+                .map(|(&w, p)| format!("{}:{p}", names[w]))
+                .collect();
+            if tty {
+                let width = 30;
+                let filled = done * width / total.max(1);
+                eprint!("\r[{}{}] {done}/{total} games  last: {}   ", "#".repeat(filled), ".".repeat(width - filled), who.join(" "));
+                if done == total {
+                    eprintln!();
+                }
+            } else {
+                eprintln!("game {done}/{total} (#{}): {} ({})", result.index, who.join(" "), result.reason);
+            }
+        }
+        Event::SprtDecided(text) => eprintln!("SPRT: {text}; no more games are started"),
+    };
+    let results = match tournament::run(&def, &opts, &mut report) {
+        Ok(r) => r,
+        Err(e) if crate::referee::interrupted() => {
+            return Err(Failure {
+                code: EXIT_INTERRUPTED,
+                error: anyhow!("interrupted ({e}); `--resume --out {}` continues", out.display()),
+            })
+        }
+        Err(e @ TournamentError::Setup(_)) => return Err(Failure::usage(e)),
+        Err(e) => return Err(Failure::failed(e)),
+    };
+    let summary = tournament::summarize(&def, &results).map_err(Failure::failed)?;
+    let json = serde_json::to_string_pretty(&summary).expect("summaries serialise");
+    let path = out.join("summary.json");
+    std::fs::write(&path, json.clone() + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+        .map_err(Failure::failed)?;
+    if args.json {
+        print(&(json + "\n"))?;
+    } else {
+        print(&summary.table())?;
+        print(&format!("records: {}\n", out.join("games").display()))?;
+    }
+    Ok(EXIT_OK)
+}
+
+/// Arguments of `referee merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Output directories of the shards of one tournament.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `referee merge`: the statistics of all shards together.
+pub fn merge(args: MergeArgs) -> Result<u8, Failure> {
+    let (def, results) = tournament::merge(&args.dirs).map_err(Failure::usage)?;
+    let summary = tournament::summarize(&def, &results).map_err(Failure::failed)?;
+    if args.json {
+        print(&(serde_json::to_string_pretty(&summary).expect("summaries serialise") + "\n"))?;
+    } else {
+        print(&summary.table())?;
+        if summary.finished < summary.scheduled {
+            print(&format!("({} games not played yet)\n", summary.scheduled - summary.finished))?;
+        }
+    }
+    Ok(EXIT_OK)
+}

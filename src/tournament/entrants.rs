@@ -1,0 +1,138 @@
+//! Tournament entrants: `--agent` words in the cutechess-cli spirit
+//! (`name=N cmd='…' dir=D option.K=V`) or a JSON / TOML file of them.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One bot in a tournament.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entrant {
+    /// Unique name in tables and statistics.
+    pub name: String,
+    /// Command line; `builtin:random` and `builtin:greedy` name the built-in agents.
+    pub cmd: String,
+    /// Working directory (default: a private one per game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// `setoption` pairs sent after the handshake.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "option_pairs")]
+    pub options: Vec<(String, String)>,
+}
+
+/// Options are a `{ "name": "value" }` table in files, kept in order inside.
+mod option_pairs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(v: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+        v.iter().cloned().collect::<BTreeMap<String, String>>().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+        Ok(BTreeMap::<String, String>::deserialize(d)?.into_iter().collect())
+    }
+}
+
+impl Entrant {
+    /// Parses one `--agent` value: either `name=… cmd=… [dir=…] [option.K=V]…` or,
+    /// without `cmd=`, the whole text as the command.
+    pub fn parse(text: &str) -> Result<Entrant, String> {
+        let words = shell_words::split(text).map_err(|e| format!("--agent `{text}`: {e}"))?;
+        let keyed = words.iter().any(|w| w.starts_with("cmd="));
+        if !keyed {
+            if words.is_empty() {
+                return Err("--agent: empty command".into());
+            }
+            return Ok(Entrant {
+                name: default_name(&words[0], words.get(1).map(String::as_str)),
+                cmd: text.to_string(),
+                dir: None,
+                options: Vec::new(),
+            });
+        }
+        let (mut name, mut cmd, mut dir, mut options) = (None, None, None, Vec::new());
+        for w in &words {
+            let (k, v) = w.split_once('=').ok_or_else(|| format!("--agent `{w}`: expected KEY=VALUE"))?;
+            match k {
+                "name" => name = Some(v.to_string()),
+                "cmd" => cmd = Some(v.to_string()),
+                "dir" => dir = Some(PathBuf::from(v)),
+                _ => match k.strip_prefix("option.") {
+                    Some(o) if !o.is_empty() => options.push((o.to_string(), v.to_string())),
+                    _ => return Err(format!("--agent: unknown key `{k}` (name, cmd, dir, option.NAME)")),
+                },
+            }
+        }
+        let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or("--agent: `cmd=` is empty")?;
+        let name = name.unwrap_or_else(|| {
+            let w = shell_words::split(&cmd).unwrap_or_default();
+            default_name(w.first().map(String::as_str).unwrap_or("agent"), w.get(1).map(String::as_str))
+        });
+        Ok(Entrant { name, cmd, dir, options })
+    }
+
+    /// Reads entrants from a JSON array or a TOML file of `[[agent]]` tables.
+    pub fn load(path: &Path) -> Result<Vec<Entrant>, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let is_toml = path.extension().is_some_and(|e| e == "toml");
+        if is_toml {
+            #[derive(Deserialize)]
+            struct File {
+                agent: Vec<Entrant>,
+            }
+            toml::from_str::<File>(&text)
+                .map(|f| f.agent)
+                .map_err(|e| format!("{}: {}", path.display(), e.to_string().replace('\n', " ")))
+        } else {
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }
+    }
+}
+
+/// A name from the command: the built-in strategy, or the program's (or script's)
+/// file stem.
+fn default_name(program: &str, arg: Option<&str>) -> String {
+    if let Some(b) = program.strip_prefix("builtin:") {
+        return b.to_string();
+    }
+    let interpreters = ["python3", "python", "sh", "bash", "node", "java", "ruby", "perl"];
+    let base = |p: &str| Path::new(p).file_stem().and_then(|s| s.to_str()).unwrap_or(p).to_string();
+    match arg {
+        Some(script) if interpreters.contains(&base(program).as_str()) => base(script),
+        _ => base(program),
+    }
+}
+
+/// Makes names unique by appending `#2`, `#3`, … to repeats.
+pub fn dedupe_names(entrants: &mut [Entrant]) {
+    for i in 1..entrants.len() {
+        let mut k = 2;
+        let base = entrants[i].name.clone();
+        while entrants[..i].iter().any(|e| e.name == entrants[i].name) {
+            entrants[i].name = format!("{base}#{k}");
+            k += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_words_parse() {
+        let e = Entrant::parse("name=A cmd='python3 bot.py --fast' dir=/tmp option.Depth=3").unwrap();
+        assert_eq!(e.name, "A");
+        assert_eq!(e.cmd, "python3 bot.py --fast");
+        assert_eq!(e.dir, Some(PathBuf::from("/tmp")));
+        assert_eq!(e.options, vec![("Depth".to_string(), "3".to_string())]);
+        assert_eq!(Entrant::parse("builtin:greedy").unwrap().name, "greedy");
+        assert_eq!(Entrant::parse("python3 examples/agents/random_agent.py").unwrap().name, "random_agent");
+        assert!(Entrant::parse("cmd=").is_err());
+        assert!(Entrant::parse("cmd=x bogus=1").is_err());
+        let mut list = vec![Entrant::parse("builtin:random").unwrap(), Entrant::parse("builtin:random").unwrap()];
+        dedupe_names(&mut list);
+        assert_eq!(list[1].name, "random#2");
+    }
+}

@@ -1,0 +1,270 @@
+//! Tournament statistics: Elo with a 95% interval, likelihood of superiority,
+//! pentanomial counts and the pentanomial SPRT for two-seat games; average place and
+//! a Weng-Lin (Plackett-Luce) rating for multi-seat games.
+
+use skillratings::weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating};
+use skillratings::MultiTeamOutcome;
+
+/// The 97.5% quantile of the standard normal distribution (two-sided 95%).
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wins, draws and losses of one side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wdl {
+    /// Wins.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+}
+
+impl Wdl {
+    /// Games counted.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Mean score per game (win 1, draw ½).
+    pub fn score(&self) -> f64 {
+        (self.wins as f64 + self.draws as f64 / 2.0) / self.games() as f64
+    }
+
+    /// Draws per game.
+    pub fn draw_ratio(&self) -> f64 {
+        self.draws as f64 / self.games() as f64
+    }
+
+    /// Elo difference implied by the score, with the half-width of its 95% interval
+    /// from the per-game (trinomial) variance. Infinite when the score is 0 or 1.
+    pub fn elo(&self) -> (f64, f64) {
+        let n = self.games() as f64;
+        let s = self.score();
+        let var = (self.wins as f64 * (1.0 - s).powi(2)
+            + self.draws as f64 * (0.5 - s).powi(2)
+            + self.losses as f64 * s.powi(2))
+            / n;
+        let half = Z95 * (var / n).sqrt();
+        let elo = elo_of(s);
+        let width = (elo_of((s + half).min(1.0)) - elo_of((s - half).max(0.0))) / 2.0;
+        (elo, width)
+    }
+
+    /// Likelihood of superiority: P(stronger) from wins and losses (draws carry no
+    /// information), 0.5·(1 + erf((W − L) / √(2(W + L)))).
+    pub fn los(&self) -> f64 {
+        let (w, l) = (self.wins as f64, self.losses as f64);
+        if w + l == 0.0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + libm::erf((w - l) / (2.0 * (w + l)).sqrt()))
+    }
+}
+
+/// The Elo difference of an expected score under the logistic model.
+pub fn elo_of(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+/// The expected score of an Elo difference under the logistic model.
+pub fn score_of(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// Counts of game-pair totals for one side: `[0, ½, 1, 1½, 2]` points out of 2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial(pub [u32; 5]);
+
+impl Pentanomial {
+    /// Adds a pair worth `points` (0, 0.5, …, 2) to the side.
+    pub fn add(&mut self, points: f64) {
+        let i = (points * 2.0).round().clamp(0.0, 4.0) as usize;
+        self.0[i] += 1;
+    }
+
+    /// Pairs counted.
+    pub fn pairs(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// Mean and variance of the per-pair score normalised to 0..1.
+    fn moments(&self) -> (f64, f64) {
+        let n = self.pairs() as f64;
+        let xs = [0.0, 0.25, 0.5, 0.75, 1.0];
+        let mean = self.0.iter().zip(xs).map(|(&c, x)| c as f64 * x).sum::<f64>() / n;
+        let var = self.0.iter().zip(xs).map(|(&c, x)| c as f64 * (x - mean).powi(2)).sum::<f64>() / n;
+        (mean, var)
+    }
+}
+
+/// A sequential probability ratio test between `elo0` (H0) and `elo1` (H1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sprt {
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// False-positive rate.
+    pub alpha: f64,
+    /// False-negative rate.
+    pub beta: f64,
+}
+
+/// Where an SPRT stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SprtState {
+    /// Keep playing.
+    Continue,
+    /// H0 accepted (not the gain hoped for).
+    AcceptH0,
+    /// H1 accepted.
+    AcceptH1,
+}
+
+impl Sprt {
+    /// Parses `elo0=0 elo1=5 alpha=0.05 beta=0.05` (words in any order, all four given).
+    pub fn parse(words: &[String]) -> Result<Sprt, String> {
+        let mut v = [None; 4];
+        for w in words.iter().flat_map(|w| w.split_whitespace()) {
+            let (k, val) = w.split_once('=').ok_or_else(|| format!("--sprt `{w}`: expected KEY=VALUE"))?;
+            let i = ["elo0", "elo1", "alpha", "beta"]
+                .iter()
+                .position(|n| *n == k)
+                .ok_or_else(|| format!("--sprt: unknown `{k}` (elo0, elo1, alpha, beta)"))?;
+            v[i] = Some(val.parse::<f64>().map_err(|_| format!("--sprt {k}={val}: not a number"))?);
+        }
+        let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = v else {
+            return Err("--sprt needs elo0=, elo1=, alpha= and beta=".into());
+        };
+        let valid = elo0 < elo1 && (0.0..0.5).contains(&alpha) && alpha > 0.0 && (0.0..0.5).contains(&beta) && beta > 0.0;
+        if !valid {
+            return Err("--sprt needs elo0 < elo1 and 0 < alpha, beta < 0.5".into());
+        }
+        Ok(Sprt { elo0, elo1, alpha, beta })
+    }
+
+    /// The decision bounds on the LLR: `(ln(β/(1−α)), ln((1−β)/α))`.
+    pub fn bounds(&self) -> (f64, f64) {
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
+    }
+
+    /// The log-likelihood ratio of the pentanomial counts under the logistic model,
+    /// by the generalised-SPRT normal approximation (as used by fishtest and
+    /// fastchess): `LLR = N·((m − μ0)² − (m − μ1)²) / (2σ²)` with `m`, `σ²` the mean
+    /// and variance of the normalised pair score and `μi` the expected score at `eloi`.
+    pub fn llr(&self, p: &Pentanomial) -> f64 {
+        let n = p.pairs() as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let (m, var) = p.moments();
+        if var <= 0.0 {
+            return 0.0;
+        }
+        let (mu0, mu1) = (score_of(self.elo0), score_of(self.elo1));
+        n * ((m - mu0).powi(2) - (m - mu1).powi(2)) / (2.0 * var)
+    }
+
+    /// The decision for the counts so far.
+    pub fn state(&self, p: &Pentanomial) -> SprtState {
+        let llr = self.llr(p);
+        let (lo, hi) = self.bounds();
+        if llr >= hi {
+            SprtState::AcceptH1
+        } else if llr <= lo {
+            SprtState::AcceptH0
+        } else {
+            SprtState::Continue
+        }
+    }
+}
+
+/// Weng-Lin (Bayesian Plackett-Luce) ratings of `players` entrants after `games`,
+/// each game given as the entrant and place of every seat, applied in order.
+pub fn weng_lin(players: usize, games: &[Vec<(usize, u8)>]) -> Vec<(f64, f64)> {
+    let config = WengLinConfig::new();
+    let mut ratings = vec![WengLinRating::new(); players];
+    for game in games {
+        // An entrant may hold several seats of one table: rate its best place once.
+        let mut seen: Vec<(usize, u8)> = Vec::new();
+        for &(who, place) in game {
+            match seen.iter_mut().find(|(w, _)| *w == who) {
+                Some(entry) => entry.1 = entry.1.min(place),
+                None => seen.push((who, place)),
+            }
+        }
+        let teams: Vec<[WengLinRating; 1]> = seen.iter().map(|&(w, _)| [ratings[w]]).collect();
+        let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&seen)
+            .map(|(t, &(_, place))| (&t[..], MultiTeamOutcome::new(place as usize)))
+            .collect();
+        let updated = weng_lin_multi_team(&input, &config);
+        for ((who, _), new) in seen.iter().zip(updated) {
+            ratings[*who] = new[0];
+        }
+    }
+    ratings.iter().map(|r| (r.rating, r.uncertainty)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() < tol
+    }
+
+    #[test]
+    fn elo_from_a_known_score() {
+        // 60 wins, 20 draws, 20 losses: score 0.7, Elo = -400·log10(1/0.7 − 1) ≈ 147.19.
+        let wdl = Wdl { wins: 60, draws: 20, losses: 20 };
+        let (elo, half) = wdl.elo();
+        assert!(close(elo, 147.19, 0.01), "{elo}");
+        // Variance per game: (60·0.09 + 20·0.04 + 20·0.49)/100 = 0.16; stderr 0.04;
+        // interval 0.7 ± 0.0784 → Elo 85.7 … 225.9, half width ≈ 70.1.
+        let lo = elo_of(0.7 - Z95 * 0.04);
+        let hi = elo_of(0.7 + Z95 * 0.04);
+        assert!(close(half, (hi - lo) / 2.0, 1e-9));
+        assert!(close(half, 70.1, 0.2), "{half}");
+        assert!(close(wdl.draw_ratio(), 0.2, 1e-12));
+        // LOS = Φ((60 − 20)/√80) = Φ(4.472) ≈ 0.999996.
+        assert!(close(wdl.los(), 0.999_996_1, 1e-6), "{}", wdl.los());
+        assert!(close(Wdl { wins: 5, draws: 0, losses: 5 }.los(), 0.5, 1e-12));
+        assert!(close(score_of(elo_of(0.3)), 0.3, 1e-12));
+    }
+
+    #[test]
+    fn sprt_llr_on_a_fixed_pentanomial_vector() {
+        // Pairs [LL, LD, DD+WL, WD, WW] = [10, 20, 40, 20, 10]: symmetric, mean 0.5,
+        // variance (10·.25² + 20·.25² … ) = (2·10·0.0625 + 2·20·0.015625)/100 = 0.01875.
+        let p = Pentanomial([10, 20, 40, 20, 10]);
+        let sprt = Sprt { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05 };
+        let mu1 = score_of(5.0);
+        let expect = 100.0 * ((0.5f64 - 0.5).powi(2) - (0.5 - mu1).powi(2)) / (2.0 * 0.01875);
+        assert!(close(sprt.llr(&p), expect, 1e-12));
+        // μ1 = 1/(1+10^(−5/400)) ≈ 0.5071945; LLR ≈ −100·0.00005176/0.0375 ≈ −0.1380.
+        assert!(close(sprt.llr(&p), -0.1380, 0.001), "{}", sprt.llr(&p));
+        let (lo, hi) = sprt.bounds();
+        assert!(close(lo, -2.944_438_979, 1e-6) && close(hi, 2.944_438_979, 1e-6));
+        assert_eq!(sprt.state(&p), SprtState::Continue);
+        // A crushing score accepts H1.
+        assert_eq!(sprt.state(&Pentanomial([0, 5, 20, 200, 300])), SprtState::AcceptH1);
+        assert_eq!(sprt.state(&Pentanomial([300, 200, 20, 5, 0])), SprtState::AcceptH0);
+    }
+
+    #[test]
+    fn weng_lin_ranks_the_winner_first() {
+        let games: Vec<Vec<(usize, u8)>> = (0..20).map(|_| vec![(0, 1), (1, 2), (2, 3)]).collect();
+        let r = weng_lin(3, &games);
+        assert!(r[0].0 > r[1].0 && r[1].0 > r[2].0, "{r:?}");
+    }
+
+    #[test]
+    fn sprt_parses() {
+        let s = Sprt::parse(&["elo0=0 elo1=5".into(), "alpha=0.05".into(), "beta=0.1".into()]).unwrap();
+        assert_eq!(s, Sprt { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.1 });
+        assert!(Sprt::parse(&["elo0=5 elo1=0 alpha=0.05 beta=0.05".into()]).is_err());
+        assert!(Sprt::parse(&["elo0=0".into()]).is_err());
+    }
+}
