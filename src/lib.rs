@@ -12,3 +12,4 @@ pub mod record;
 pub mod referee;
 pub mod rng;
 pub mod tournament;
+pub mod pbm;

@@ -119,6 +119,35 @@ pub struct ResultLine {
     pub state: String,
 }
 
+/// A commitment to the hidden part of a game (play by mail): `commitment` is
+/// `SHA-256(salt ‖ "commit" ‖ data)` in hex, where `data` is the game's hidden part
+/// at this point and `salt` the game's secret salt, both revealed at the end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitLine {
+    /// The commitment.
+    pub commitment: String,
+}
+
+/// The opening of the game's secrets once it is over: the salt (hex) and the data
+/// committed to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevealLine {
+    /// The secret salt, hex.
+    pub salt: String,
+    /// The committed data, if there was a commitment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+}
+
+/// `SHA-256(salt ‖ label ‖ text)` in hex: the one way salted digests are made (R-S1).
+pub fn salted_digest(salt_hex: &str, label: &str, text: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(salt_hex.as_bytes());
+    h.update(label.as_bytes());
+    h.update(text.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// One record line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -129,8 +158,12 @@ pub enum Line {
     Action(ActionLine),
     /// A forfeit.
     Forfeit(ForfeitLine),
-    /// The result (last line).
+    /// The result.
     Result(ResultLine),
+    /// A commitment to hidden information (play by mail).
+    Commit(CommitLine),
+    /// The secrets revealed after the result (play by mail).
+    Reveal(RevealLine),
 }
 
 /// Writes hash-chained lines to any sink, flushing each line.
@@ -206,6 +239,11 @@ impl<W: Write> RecordWriter<W> {
     /// The hash of the last line written.
     pub fn last_hash(&self) -> &str {
         &self.prev
+    }
+
+    /// The sink, e.g. to sync a file after the last line.
+    pub fn into_inner(self) -> W {
+        self.out
     }
 }
 
@@ -287,6 +325,8 @@ pub struct Replay {
     pub torn: Option<usize>,
     /// Bytes of the complete lines: where an append must start.
     pub complete_len: u64,
+    /// The secret salt, once a reveal line opened it.
+    pub revealed: Option<String>,
 }
 
 /// Reads a record file and replays it, stopping at the first bad line.
@@ -306,6 +346,8 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
     let mut result = None;
     let mut torn = None;
     let mut complete_len = 0u64;
+    let mut commitment: Option<(String, String)> = None;
+    let mut revealed: Option<String> = None;
     let mut n = 0;
     let mut raw = Vec::new();
     loop {
@@ -336,7 +378,7 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
         prev = computed;
         let line: Line =
             serde_json::from_str(&body).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))?;
-        if result.is_some() {
+        if result.is_some() && !matches!(line, Line::Reveal(_)) {
             return Err(RecordError::at(n, "a line after the result"));
         }
         match (&line, game.as_mut()) {
@@ -351,6 +393,29 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             (Line::Result(r), Some(g)) => {
                 check_result(g.as_ref(), r).map_err(|m| RecordError::at(n, m))?;
                 result = Some(r.clone());
+            }
+            (Line::Commit(c), Some(g)) => {
+                let data = g.commitment_data().ok_or_else(|| {
+                    RecordError::at(n, "a commitment where the game has nothing hidden to commit to")
+                })?;
+                if commitment.is_some() {
+                    return Err(RecordError::at(n, "a second commitment"));
+                }
+                commitment = Some((c.commitment.clone(), data));
+            }
+            (Line::Reveal(r), Some(_)) => {
+                if result.is_none() {
+                    return Err(RecordError::at(n, "secrets revealed before the result"));
+                }
+                if let Some((committed, data)) = &commitment {
+                    if r.data.as_deref() != Some(data.as_str()) {
+                        return Err(RecordError::at(n, "the revealed data is not the game's hidden part at the commitment"));
+                    }
+                    if salted_digest(&r.salt, "commit", data) != *committed {
+                        return Err(RecordError::at(n, "the commitment does not open to the revealed salt and data"));
+                    }
+                }
+                revealed = Some(r.salt.clone());
             }
         }
         if !matches!(line, Line::Header(_)) {
@@ -367,6 +432,7 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             result,
             torn,
             complete_len,
+            revealed,
         }),
         _ => Err(RecordError::at(1, "empty record: no complete header line")),
     }
@@ -381,7 +447,7 @@ pub fn step(game: &mut dyn Game, line: &Line) -> Option<Played> {
             Some(game.play(seat, &a.action).expect("verified record"))
         }
         Line::Forfeit(f) => Some(game.forfeit(Seat::new(f.seat).expect("verified record"), f.reason)),
-        Line::Header(_) | Line::Result(_) => None,
+        Line::Header(_) | Line::Result(_) | Line::Commit(_) | Line::Reveal(_) => None,
     }
 }
 

@@ -3,6 +3,7 @@
 //! input, 130 interrupted by a signal.
 
 mod match_cmd;
+mod pbm;
 mod serve;
 mod show;
 mod tournament;
@@ -42,6 +43,20 @@ enum Command {
     Tournament(Box<tournament::TournamentArgs>),
     /// Combine the output directories of a tournament's shards into one table.
     Merge(tournament::MergeArgs),
+    /// Play by mail: each command works on one record file.
+    #[command(subcommand)]
+    Pbm(pbm::PbmCommand),
+    /// Check that the messages a seat received by mail agree with the final record.
+    Audit {
+        /// The final record.
+        record: PathBuf,
+        /// The seat whose messages these are.
+        #[arg(long)]
+        seat: crate::game::Seat,
+        /// A file holding the messages the seat received, in any order.
+        #[arg(long)]
+        transcript: PathBuf,
+    },
     /// Speak the controller protocol on stdin/stdout (see protocol.md).
     Serve,
     /// Re-check records: hashes, every action, every event, the result.
@@ -117,6 +132,12 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Match(args) => match_cmd::run(*args),
         Command::Tournament(args) => tournament::run(*args),
         Command::Merge(args) => tournament::merge(args),
+        Command::Pbm(command) => pbm::run(command),
+        Command::Audit {
+            record,
+            seat,
+            transcript,
+        } => pbm::audit(&record, seat, &transcript),
         Command::Serve => serve::run(),
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),

@@ -351,6 +351,11 @@ pub trait Game: Send + fmt::Debug {
     fn outcome(&self) -> Option<Outcome>;
     /// A text board diagram, omniscient or as `seat` sees it.
     fn diagram(&self, seat: Option<Seat>) -> String;
+    /// The hidden part of the game, canonically encoded, at the point where a referee
+    /// should commit to it (I-Doubt-It: when placement ends); `None` elsewhere.
+    fn commitment_data(&self) -> Option<String> {
+        None
+    }
     /// A copy behind a new box (replays, lookahead by agents).
     fn boxed_clone(&self) -> Box<dyn Game>;
 }
