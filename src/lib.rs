@@ -13,3 +13,4 @@ pub mod referee;
 pub mod rng;
 pub mod tournament;
 pub mod pbm;
+pub mod bench;

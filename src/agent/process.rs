@@ -17,7 +17,7 @@ use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use super::lines::pump_lines;
-use super::registry::{pgid_of, spawn_registered, unregister};
+use super::registry::{kill_escaped_children, pgid_of, spawn_registered, unregister};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT, STDERR_LOG_LIMIT};
 
 /// Lines buffered between the stdout thread and the caller before the agent is blocked.
@@ -172,7 +172,18 @@ impl AgentProcess {
     /// The pipe is non-blocking, so an agent that never reads its input costs the
     /// referee at most the time until `deadline`, not forever.
     pub fn send_until(&mut self, line: &str, deadline: Instant) -> Result<(), AgentError> {
-        if line.contains(['\n', '\r']) {
+        self.send_all_until(&[line], deadline)
+    }
+
+    /// Sends several lines with one write (a `\n` after each), waiting at most
+    /// [`SEND_TIMEOUT`]: what a decision needs costs one system call, not one a line.
+    pub fn send_all<S: AsRef<str>>(&mut self, lines: &[S]) -> Result<(), AgentError> {
+        self.send_all_until(lines, Instant::now() + SEND_TIMEOUT)
+    }
+
+    /// [`AgentProcess::send_all`] with an explicit deadline.
+    pub fn send_all_until<S: AsRef<str>>(&mut self, lines: &[S], deadline: Instant) -> Result<(), AgentError> {
+        if lines.iter().any(|l| l.as_ref().contains(['\n', '\r'])) {
             return Err(AgentError::NotOneLine);
         }
         let stdin = match &mut self.input {
@@ -180,9 +191,11 @@ impl AgentProcess {
             Input::Closed => return Err(AgentError::Closed),
             Input::Stalled => return Err(AgentError::Stalled),
         };
-        let mut message = Vec::with_capacity(line.len() + 1);
-        message.extend_from_slice(line.as_bytes());
-        message.push(b'\n');
+        let mut message = Vec::with_capacity(lines.iter().map(|l| l.as_ref().len() + 1).sum());
+        for l in lines {
+            message.extend_from_slice(l.as_ref().as_bytes());
+            message.push(b'\n');
+        }
         let result = write_all_until(stdin, &message, deadline);
         match result {
             Ok(()) => {}
@@ -199,11 +212,10 @@ impl AgentProcess {
     /// output has stopped coming, even if a leaked descendant holds its stdout open.
     pub fn recv(&mut self, deadline: Instant) -> Received {
         loop {
-            let exited = self.exit_status().is_some();
             let now = Instant::now();
             if now >= deadline {
                 // An agent that has died will never answer; say so rather than "slow".
-                return if exited {
+                return if self.exit_status().is_some() {
                     Received::Closed
                 } else {
                     Received::Timeout
@@ -212,7 +224,11 @@ impl AgentProcess {
             match self.lines.recv_timeout((deadline - now).min(EXIT_POLL)) {
                 Ok(received) => return received,
                 Err(RecvTimeoutError::Disconnected) => return Received::Closed,
-                Err(RecvTimeoutError::Timeout) if exited => return Received::Closed,
+                // Only a quiet agent is asked whether it still lives: no system call
+                // per line on the hot path.
+                Err(RecvTimeoutError::Timeout) if self.exit_status().is_some() => {
+                    return self.lines.try_recv().unwrap_or(Received::Closed);
+                }
                 Err(RecvTimeoutError::Timeout) => {}
             }
         }
@@ -253,6 +269,10 @@ impl AgentProcess {
         let _ = self.child.wait();
         reap_group(self.pgid, Instant::now() + REAP_LIMIT);
         unregister(self.pgid);
+        // Descendants that left the group are this process's children by now (it is a
+        // subreaper): without this they would outlive the referee, and hold the
+        // agent's pipes open.
+        reap_escaped(Instant::now() + REAP_LIMIT);
         // The log is complete once the drain thread has seen the end of stderr; a
         // descendant that escaped the group may hold it open, so do not wait forever.
         if let Some(handle) = self.stderr_thread.take() {
@@ -393,6 +413,31 @@ fn reap_group(pgid: i32, until: Instant) {
             Ok(_) | Err(Errno::EINTR) => {}
             // ECHILD: no child of ours is left in the group.
             Err(_) => return,
+        }
+    }
+}
+
+/// Kills and reaps the children that escaped an agent's process group, again and again
+/// (killing one orphans its own children, which then become ours), up to `until`.
+fn reap_escaped(until: Instant) {
+    loop {
+        let mut left = kill_escaped_children();
+        if left.is_empty() {
+            return;
+        }
+        while !left.is_empty() {
+            left.retain(|&pid| {
+                matches!(
+                    waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
+                    Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
+                )
+            });
+            if Instant::now() >= until {
+                return;
+            }
+            if !left.is_empty() {
+                thread::sleep(TICK);
+            }
         }
     }
 }

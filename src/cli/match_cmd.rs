@@ -269,6 +269,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
                 label,
                 action,
                 forced,
+                ..
             } if verbose || (!quiet && ply % 100 == 0) => {
                 let forced = if forced { " (forced)" } else { "" };
                 format!("ply {ply:>4}  seat {seat} {label:<6} {action}{forced}\n")

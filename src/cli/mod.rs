@@ -67,6 +67,15 @@ enum Command {
     },
     /// Print a recorded game, optionally as one seat saw it, optionally at one ply.
     Show(show::ShowArgs),
+    /// Measure the referee against the pipe round trip, per game (see README).
+    Bench {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Fewer games and round trips (a smoke run).
+        #[arg(long)]
+        quick: bool,
+    },
     /// Run a built-in agent speaking the agent protocol on stdin/stdout.
     Agent {
         /// Strategy.
@@ -139,6 +148,17 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             transcript,
         } => pbm::audit(&record, seat, &transcript),
         Command::Serve => serve::run(),
+        Command::Bench { json, quick } => {
+            let exe = std::env::current_exe().map_err(Failure::failed)?;
+            let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
+            let figures = crate::bench::run(&exe, quick).map_err(Failure::failed)?;
+            if json {
+                print(&(serde_json::to_string_pretty(&figures).expect("figures serialise") + "\n"))?;
+            } else {
+                print(&figures.table())?;
+            }
+            Ok(EXIT_OK)
+        }
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),
         Command::Agent { strategy, seed } => {

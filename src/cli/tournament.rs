@@ -12,6 +12,7 @@ use crate::agent::{AgentSpec, Limits};
 use crate::clock::TimeControl;
 use crate::game::{GameId, Options};
 use crate::record::Durability;
+use crate::referee::MatchError;
 use crate::tournament::schedule::{Format, Shard};
 use crate::tournament::stats::Sprt;
 use crate::tournament::{self, entrants, Definition, Entrant, Event, RunOptions, SprtDef, TournamentError};
@@ -195,15 +196,21 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         }
         Event::SprtDecided(text) => eprintln!("SPRT: {text}; no more games are started"),
     };
-    let results = match tournament::run(&def, &opts, &mut report) {
+    let outcome = tournament::run(&def, &opts, &mut report);
+    // A signal between two games stops the workers without an error: still 130.
+    if crate::referee::interrupted() {
+        let why = outcome.err().map_or_else(String::new, |e| format!(" ({e})"));
+        return Err(Failure {
+            code: EXIT_INTERRUPTED,
+            error: anyhow!("interrupted{why}; `--resume --out {}` continues", out.display()),
+        });
+    }
+    let results = match outcome {
         Ok(r) => r,
-        Err(e) if crate::referee::interrupted() => {
-            return Err(Failure {
-                code: EXIT_INTERRUPTED,
-                error: anyhow!("interrupted ({e}); `--resume --out {}` continues", out.display()),
-            })
+        // As in `referee match`: an entrant that cannot be started is bad input.
+        Err(e @ TournamentError::Setup(_) | e @ TournamentError::Game { source: MatchError::Agent { .. }, .. }) => {
+            return Err(Failure::usage(e))
         }
-        Err(e @ TournamentError::Setup(_)) => return Err(Failure::usage(e)),
         Err(e) => return Err(Failure::failed(e)),
     };
     let summary = tournament::summarize(&def, &results).map_err(Failure::failed)?;

@@ -55,8 +55,11 @@ impl fmt::Display for Seat {
 impl std::str::FromStr for Seat {
     type Err = String;
     fn from_str(s: &str) -> Result<Seat, String> {
-        s.parse::<usize>()
-            .ok()
+        // Digits only, no sign or leading zero: one spelling per seat.
+        let canonical = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !s.starts_with('0');
+        canonical
+            .then(|| s.parse::<usize>().ok())
+            .flatten()
             .and_then(Seat::new)
             .ok_or_else(|| format!("bad seat `{s}`: expected a number from 1"))
     }

@@ -176,8 +176,10 @@ pub enum Progress<'a> {
         label: &'a str,
         /// The action text.
         action: &'a str,
-        /// Whether the referee made it (forced pass).
+        /// Whether the referee made it (forced pass, opening).
         forced: bool,
+        /// How long the agent thought, from `go` written to `bestmove` read.
+        think: Option<Duration>,
     },
     /// A seat forfeited.
     Forfeit {
@@ -251,7 +253,9 @@ struct Table<'c> {
     config: &'c MatchConfig,
     game: Box<dyn Game>,
     sessions: Vec<Option<Session>>,
-    record: RecordWriter<std::fs::File>,
+    /// `None` until the header is written: the file is created with its first line,
+    /// so a referee killed during the handshakes leaves no empty record behind.
+    record: Option<RecordWriter<std::fs::File>>,
     /// The record read back when resuming an interrupted game.
     resumed: Option<record::Replay>,
 }
@@ -344,10 +348,9 @@ fn start_and_play(
         source,
     };
     let record = match &resumed {
-        Some(replay) => RecordWriter::append(&config.record, replay),
-        None => RecordWriter::create(&config.record),
-    }
-    .map_err(record_err)?;
+        Some(replay) => Some(RecordWriter::append(&config.record, replay).map_err(record_err)?),
+        None => None,
+    };
     let mut table = Table {
         config,
         game,
@@ -420,7 +423,7 @@ impl Table<'_> {
                 start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             }))?;
             if config.durability != Durability::Never {
-                self.record.sync()?;
+                self.record.as_mut().expect("the header is written").sync()?;
             }
         }
         for (seat, failure) in failures {
@@ -496,7 +499,7 @@ impl Table<'_> {
                 self.forfeit(seat, failure, None, progress)?;
                 continue;
             }
-            let timing = (used.as_millis() as u64, clock.left().as_millis() as u64);
+            let timing = (used, clock.left().as_millis() as u64);
             match self.game.play(seat, &action) {
                 Ok(played) => self.accept(seat, &action, played, Origin::Agent, Some(timing), progress)?,
                 Err(rejection) => {
@@ -524,11 +527,15 @@ impl Table<'_> {
 
     /// Appends a record line, forcing it to disk when the durability policy says so.
     fn write(&mut self, line: &Line) -> std::io::Result<()> {
-        self.record.write(line)?;
+        if self.record.is_none() {
+            self.record = Some(RecordWriter::create(&self.config.record)?);
+        }
+        let record = self.record.as_mut().expect("created above");
+        record.write(line)?;
         let end = matches!(line, Line::Result(_));
         match self.config.durability {
-            Durability::Line => self.record.sync(),
-            Durability::Game if end => self.record.sync(),
+            Durability::Line => record.sync(),
+            Durability::Game if end => record.sync(),
             _ => Ok(()),
         }
     }
@@ -558,7 +565,7 @@ impl Table<'_> {
         action: &str,
         played: Played,
         origin: Origin,
-        timing: Option<(u64, u64)>,
+        timing: Option<(Duration, u64)>,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> std::io::Result<()> {
         stop_if_interrupted()?;
@@ -571,7 +578,7 @@ impl Table<'_> {
             forced: origin == Origin::Forced,
             opening: origin == Origin::Opening,
             events: played.events.clone(),
-            think_ms: timing.map(|t| t.0),
+            think_ms: timing.map(|t| t.0.as_millis() as u64),
             clock_ms: timing.map(|t| t.1),
         }))?;
         self.distribute(&played);
@@ -582,6 +589,7 @@ impl Table<'_> {
             label: &label,
             action: played.taken.as_deref().unwrap_or(action),
             forced: origin != Origin::Agent,
+            think: timing.map(|t| t.0),
         });
         Ok(())
     }

@@ -39,6 +39,14 @@ impl Failure {
     }
 }
 
+/// What a failed write to an agent means for its seat.
+fn write_failure(e: AgentError) -> Failure {
+    match e {
+        AgentError::Stalled => Failure::new(ForfeitKind::Protocol, "stopped reading its input"),
+        other => Failure::new(ForfeitKind::Crash, format!("cannot write to the agent: {other}")),
+    }
+}
+
 /// The protocol conversation with one agent process.
 #[derive(Debug)]
 pub struct Session {
@@ -91,10 +99,7 @@ impl Session {
     fn send(&mut self, message: &ToAgent<'_>) -> Result<(), Failure> {
         let line = message.to_string();
         self.log('>', &line);
-        self.process.send(&line).map_err(|e| match e {
-            AgentError::Stalled => Failure::new(ForfeitKind::Protocol, "stopped reading its input"),
-            other => Failure::new(ForfeitKind::Crash, format!("cannot write to the agent: {other}")),
-        })
+        self.process.send(&line).map_err(write_failure)
     }
 
     /// Reads lines until `want` accepts one, or the deadline, a crash or a protocol
@@ -144,6 +149,15 @@ impl Session {
                 }
             };
             self.log('<', &line);
+            // Past the deadline only what had queued up is read, so a flood of lines,
+            // `info` lines included, cannot postpone the timeout (lines are taken from
+            // the queue without a deadline check while any are there).
+            if Instant::now() >= deadline {
+                late += 1;
+                if late > LATE_LINES {
+                    return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")));
+                }
+            }
             let message = FromAgent::parse(&line);
             match message {
                 FromAgent::Info(_) => continue,
@@ -153,14 +167,6 @@ impl Session {
             let is_unknown = matches!(message, FromAgent::Unknown(_));
             if let Some(done) = want(self, message) {
                 return done;
-            }
-            // Past the deadline only what had queued up is read, so a flood of `info`
-            // lines cannot postpone the timeout.
-            if Instant::now() >= deadline {
-                late += 1;
-                if late > LATE_LINES {
-                    return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")));
-                }
             }
             if is_unknown {
                 unknown += 1;
@@ -233,11 +239,16 @@ impl Session {
     ) -> Result<(String, Duration), Failure> {
         debug_assert_eq!(view.seat(), self.seat, "a seat is only ever sent its own view");
         self.stale_answers()?;
-        for event in std::mem::take(&mut self.pending) {
-            self.send(&ToAgent::Event(&event))?;
+        let mut lines: Vec<String> = std::mem::take(&mut self.pending)
+            .iter()
+            .map(|e| ToAgent::Event(e).to_string())
+            .collect();
+        lines.push(ToAgent::View(view).to_string());
+        lines.push(ToAgent::Go { kind, clock }.to_string());
+        for l in &lines {
+            self.log('>', l);
         }
-        self.send(&ToAgent::View(view))?;
-        self.send(&ToAgent::Go { kind, clock })?;
+        self.process.send_all(&lines).map_err(write_failure)?;
         let sent = Instant::now();
         let action = self.wait_for(sent + limit, "bestmove", |_, m| match m {
             FromAgent::BestMove(a) if a.is_empty() => Some(Err(Failure::new(
@@ -253,7 +264,10 @@ impl Session {
     /// Lines that arrived while no answer was due: a `bestmove` among them answers no
     /// question, and taking it for the next answer would be wrong.
     fn stale_answers(&mut self) -> Result<(), Failure> {
-        while let Some(received) = self.process.try_recv() {
+        // Only about what can have queued up: an agent printing without end would
+        // otherwise keep this loop going forever. The rest is read with the answer.
+        for _ in 0..LATE_LINES {
+            let Some(received) = self.process.try_recv() else { break };
             match received {
                 Received::Line(line) => {
                     self.log('<', &line);

@@ -100,15 +100,10 @@ impl IdtGame {
     /// Makes the opponent's last action stand: its capture reveals the captured type
     /// (R-D9) now that the doubt window has closed.
     fn stand(&mut self) {
-        let Some(pending) = self.pos.pending.take() else { return };
-        if let Some((side, slot)) = {
-            // `pending_capture` looks at the position with its pending action.
-            let mut probe = self.pos.clone();
-            probe.pending = Some(pending.clone());
-            state::pending_capture(&probe)
-        } {
+        if let Some((side, slot)) = state::pending_capture(&self.pos) {
             self.pos.benches[side.index()][slot].revealed[side.index()] = true;
         }
+        self.pos.pending = None;
     }
 
     /// Whether the play has reached the ply limit (R-D8); a king capture awaiting its
@@ -359,6 +354,12 @@ impl Game for IdtGame {
             None => self.state(),
         };
         diagram(&text, self.variant)
+    }
+
+    fn commitment_data(&self) -> Option<String> {
+        // Once placement ends, the types are fixed and hidden: commit to them.
+        let at_start = self.pos.phase == Phase::Play && self.pos.plies == 0 && self.pos.pending.is_none();
+        at_start.then(|| self.state())
     }
 
     fn boxed_clone(&self) -> Box<dyn Game> {

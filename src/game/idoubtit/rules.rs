@@ -607,6 +607,19 @@ impl Position {
 
     // ---- R-D6a: effects as declared ----
 
+    /// Whether `action` of `side`, taken as declared, captures something (without
+    /// making it).
+    pub fn captures(&self, side: Side, action: &Action) -> bool {
+        match *action {
+            Action::Move { to, .. } => self.at(to).is_some_and(|p| p.owner != side),
+            Action::EnPassant { to, .. } => to
+                .offset(0, side.opponent().forward(), self.board())
+                .and_then(|sq| self.at(sq))
+                .is_some_and(|p| p.owner != side),
+            _ => false,
+        }
+    }
+
     /// Applies a well-formed move, en-passant claim or drop of `side` as declared,
     /// whatever the truth (R-D6a); sets the en-passant square for the next action.
     /// Turn, phase, plies and doubts are the caller's business.

@@ -55,7 +55,7 @@ pub fn pending_capture(pos: &Position) -> Option<(Side, usize)> {
     if pos.variant.drops == 0 {
         return None;
     }
-    let captured = p.before.clone().apply_declared(p.actor, &p.action).captured_on.is_some();
+    let captured = p.before.captures(p.actor, &p.action);
     let bench = &pos.benches[p.actor.index()];
     (captured && !bench.is_empty()).then(|| (p.actor, bench.len() - 1))
 }
@@ -184,10 +184,12 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
             };
             match (actor, action, before, pos.as_mut()) {
                 (Some(actor), Ok(action), Some(before), Some(pos)) => {
-                    if pos.phase == Phase::Place || (!view && before.phase != Phase::Play) {
+                    // A won game has no pending action: the answer to it decided the game.
+                    if matches!(pos.phase, Phase::Place | Phase::Won) || (!view && before.phase != Phase::Play) {
                         problems.push("a pending action belongs to the play phase".into());
                     }
-                    if actor == pos.to_act && pos.phase == Phase::Play {
+                    // The side to act (or to answer a king capture) is the actor's opponent.
+                    if actor == pos.to_act && matches!(pos.phase, Phase::Play | Phase::Respond) {
                         problems.push("the pending action must be the opponent's".into());
                     }
                     pos.pending = Some(Box::new(Pending { actor, action, before }));
@@ -348,6 +350,12 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
             }
         },
     };
+    // The square an enemy two-square advance passed over is on the enemy's third rank.
+    if let Some(sq) = pos.ep.filter(|_| matches!(pos.phase, Phase::Play | Phase::Respond)) {
+        if pos.to_act.opponent().relative_rank(sq.rank, board) != 2 {
+            problems.push(format!("ep `{sq}`: {} is to act, so no enemy advance passed over it", pos.to_act));
+        }
+    }
     // Consistency: how many pieces exist of each side, and the phase.
     let army = board.army().len();
     for side in Side::BOTH {

@@ -163,9 +163,16 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
             })
             .collect(),
     };
-    for s in &pos.out {
+    for (k, s) in pos.out.iter().enumerate() {
+        if pos.out[..k].contains(s) {
+            problems.push(format!("out: seat {s} is listed twice"));
+            continue;
+        }
         if pos.squares.iter().flatten().any(|p| p.owner == *s) {
             problems.push(format!("seat {s} is out but still owns pieces"));
+        }
+        if pos.owners.contains(&Some(*s)) {
+            problems.push(format!("seat {s} is out but still owns a private area (R-M5, R-F1)"));
         }
         if pos.to_move == *s {
             problems.push(format!("seat {s} is out but is to move"));

@@ -263,8 +263,7 @@ impl Game for ParkerGame {
     }
 
     fn forced_action(&self) -> Option<String> {
-        (self.outcome.is_none() && self.pos.moves(self.variant, &self.table).is_empty())
-            .then(|| Action::Pass.to_string())
+        (self.outcome.is_none() && !self.pos.has_move()).then(|| Action::Pass.to_string())
     }
 
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {

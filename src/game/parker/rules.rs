@@ -174,6 +174,19 @@ impl Position {
         }
     }
 
+    /// Whether the colour to move has any move at all (R-B5), without listing them: a
+    /// step, or a first leap, is enough.
+    pub fn has_move(&self) -> bool {
+        let mover = self.to_move;
+        self.counters(mover).any(|from| {
+            DIRECTIONS.iter().any(|&(dx, dy)| match from.offset(dx, dy) {
+                Some(next) if self.at(next).is_none() => true,
+                Some(_) => from.offset(2 * dx, 2 * dy).is_some_and(|land| self.at(land).is_none()),
+                None => false,
+            })
+        })
+    }
+
     /// Checks a move of the colour to move against R-B4…R-B6; the position is unchanged.
     pub fn check(&self, variant: Variant, table: &Table, action: &Action) -> Result<Effect, String> {
         self.clone().apply(variant, table, action)

@@ -1,0 +1,260 @@
+//! `referee bench`: what the referee costs, measured against the physical floor.
+//!
+//! (a) the floor: a bare line ping-pong with a child process over pipes; (b) the
+//! referee's cost per action with built-in agents, per game and seat count, and its
+//! ratio to the floor; (c) `verify` throughput; (d) legal-action generation per
+//! position; (e) memory per concurrent game. Absolute figures vary from run to run
+//! and machine to machine; the ratios are what to compare.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::agent::AgentSpec;
+use crate::clock::TimeControl;
+use crate::game::{GameId, Options, Turn};
+use crate::record::{self, Durability};
+use crate::referee::{play_match, AgentCwd, MatchConfig, SeatAgent};
+use crate::rng::Rng;
+
+/// One measured configuration of a game.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameFigures {
+    /// Game and options.
+    pub game: String,
+    /// Actions played.
+    pub actions: u64,
+    /// Wall time per action, µs (agents' thinking included).
+    pub us_per_action: f64,
+    /// Of which from `go` written to `bestmove` read (the pipe round trip and the
+    /// agent's own work), µs per action.
+    pub think_us_per_action: f64,
+    /// The referee's own part per action (the rest), µs.
+    pub referee_us_per_action: f64,
+    /// Wall time per action over the pipe round trip.
+    pub ratio_to_pipe: f64,
+    /// Legal-action generation, µs per position (positions from random play).
+    pub legal_us_per_position: f64,
+    /// `verify` throughput on this game's records, actions per second.
+    pub verify_actions_per_s: f64,
+}
+
+/// Everything `referee bench` measures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figures {
+    /// Pipe ping-pong round trip with a child process, µs.
+    pub pipe_round_trip_us: f64,
+    /// Per game configuration.
+    pub games: Vec<GameFigures>,
+    /// Resident memory added per concurrent game, KiB (agents' processes excluded).
+    pub kib_per_concurrent_game: f64,
+}
+
+/// The configurations measured: every game, with its seat counts.
+fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
+    vec![
+        (GameId::Telka, vec!["players=2"]),
+        (GameId::Telka, vec!["players=4"]),
+        (GameId::PegChow, vec!["players=2"]),
+        (GameId::PegChow, vec!["players=3"]),
+        (GameId::IDoubtIt, vec!["variant=0"]),
+        (GameId::IDoubtIt, vec!["variant=9"]),
+        (GameId::MultiChess, vec!["players=2"]),
+        (GameId::MultiChess, vec!["players=8"]),
+    ]
+}
+
+/// (a) µs per line round trip with `cat`, over `n` round trips.
+pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
+    let mut child = Command::new("cat").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
+    let mut input = child.stdin.take().expect("piped");
+    let mut output = BufReader::new(child.stdout.take().expect("piped"));
+    let line = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0\n";
+    let mut back = String::new();
+    let mut best = f64::INFINITY;
+    // The best of a few batches: the floor, not the noise.
+    for _ in 0..5 {
+        let start = Instant::now();
+        for _ in 0..n / 5 {
+            input.write_all(line.as_bytes())?;
+            input.flush()?;
+            back.clear();
+            output.read_line(&mut back)?;
+        }
+        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / 5) as f64);
+    }
+    drop(input);
+    let _ = child.wait();
+    Ok(best)
+}
+
+/// (d) µs per `legal_actions` call on positions reached by random play.
+fn legal_generation(game: GameId, options: &Options, positions: usize) -> f64 {
+    let mut rng = Rng::new(7);
+    let mut total = Duration::ZERO;
+    let mut counted = 0;
+    while counted < positions {
+        let mut g = game.create(options, None).expect("valid options");
+        for _ in 0..200 {
+            let Turn::Act { seat, .. } = g.turn() else { break };
+            let start = Instant::now();
+            let legal = g.correct_actions();
+            total += start.elapsed();
+            counted += 1;
+            if legal.is_empty() {
+                break;
+            }
+            let pick = legal[rng.below(legal.len())].clone();
+            if g.play(seat, &pick).is_err() {
+                break;
+            }
+        }
+    }
+    total.as_secs_f64() * 1e6 / counted as f64
+}
+
+/// Plays `games` matches of one configuration with built-in agents and measures.
+fn match_figures(exe: &str, dir: &Path, game: GameId, options: &Options, games: usize, pipe: f64) -> std::io::Result<GameFigures> {
+    let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
+    let mut actions = 0u64;
+    let mut wall = Duration::ZERO;
+    let mut think = Duration::ZERO;
+    let mut records = Vec::new();
+    for k in 0..games {
+        let path = dir.join(format!("{game}-{}-{k}.jsonl", options.to_string().replace([' ', '='], "_")));
+        let agents = (0..seats)
+            .map(|s| SeatAgent {
+                spec: AgentSpec::new(format!("{exe} agent random --seed {}", Rng::derive(k as u64, s as u64))),
+                options: Vec::new(),
+            })
+            .collect();
+        let config = MatchConfig {
+            game,
+            options: options.clone(),
+            state: None,
+            agents,
+            control: TimeControl::PerMove(Duration::from_secs(30)),
+            margin: Duration::from_millis(50),
+            startup: Duration::from_secs(10),
+            quit_grace: Duration::from_secs(1),
+            seed: k as u64,
+            record: path.clone(),
+            log_dir: None,
+            resume: false,
+            durability: Durability::Game,
+            agent_cwd: AgentCwd::Inherit,
+            opening: Vec::new(),
+        };
+        let start = Instant::now();
+        let report = play_match(&config, &mut |p| {
+            if let crate::referee::Progress::Action { think: Some(t), .. } = p {
+                think += t;
+            }
+        })
+        .map_err(std::io::Error::other)?;
+        wall += start.elapsed();
+        actions += report.plies as u64;
+        records.push(path);
+    }
+    // (c) verify: replay every record several times.
+    let start = Instant::now();
+    let rounds = 5;
+    for _ in 0..rounds {
+        for r in &records {
+            record::replay_file(r).map_err(std::io::Error::other)?;
+        }
+    }
+    let verify_s = start.elapsed().as_secs_f64();
+    let per_action = wall.as_secs_f64() * 1e6 / actions.max(1) as f64;
+    let think = think.as_secs_f64() * 1e6 / actions.max(1) as f64;
+    Ok(GameFigures {
+        game: format!("{game} {options}"),
+        actions,
+        us_per_action: per_action,
+        think_us_per_action: think,
+        referee_us_per_action: (per_action - think).max(0.0),
+        ratio_to_pipe: per_action / pipe,
+        legal_us_per_position: legal_generation(game, options, 2000),
+        verify_actions_per_s: (actions * rounds) as f64 / verify_s,
+    })
+}
+
+/// Resident set size of this process, KiB (Linux; 0 elsewhere).
+fn rss_kib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0.0)
+}
+
+/// (e) memory added per concurrent game: `n` games of Telka held open at once.
+fn memory_per_game(n: usize) -> f64 {
+    let options = Options::parse(["players=4"]).expect("valid");
+    let before = rss_kib();
+    let games: Vec<_> = (0..n)
+        .map(|_| {
+            let mut g = GameId::Telka.create(&options, None).expect("valid");
+            let mut rng = Rng::new(3);
+            for _ in 0..100 {
+                let Turn::Act { seat, .. } = g.turn() else { break };
+                let legal = g.legal_actions();
+                let _ = g.play(seat, &legal[rng.below(legal.len())]);
+            }
+            g
+        })
+        .collect();
+    let after = rss_kib();
+    drop(games);
+    (after - before).max(0.0) / n as f64
+}
+
+/// Runs every measurement; `quick` plays fewer games.
+pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
+    let pipe = pipe_round_trip(if quick { 2_000 } else { 20_000 })?;
+    let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let mut games = Vec::new();
+    for (game, opts) in configurations() {
+        let options = Options::parse(opts).expect("valid options");
+        games.push(match_figures(exe, &dir, game, &options, if quick { 1 } else { 4 }, pipe)?);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Figures {
+        pipe_round_trip_us: pipe,
+        games,
+        kib_per_concurrent_game: memory_per_game(if quick { 100 } else { 1000 }),
+    })
+}
+
+impl Figures {
+    /// The table `referee bench` prints.
+    pub fn table(&self) -> String {
+        let mut t = format!("pipe round trip (floor): {:.1} µs\n", self.pipe_round_trip_us);
+        t.push_str(&format!(
+            "{:<34} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>12}\n",
+            "game", "actions", "µs/action", "go→move µs", "referee µs", "ratio", "legal µs", "verify act/s"
+        ));
+        for g in &self.games {
+            t.push_str(&format!(
+                "{:<34} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>7.2} {:>10.1} {:>12.0}\n",
+                g.game,
+                g.actions,
+                g.us_per_action,
+                g.think_us_per_action,
+                g.referee_us_per_action,
+                g.ratio_to_pipe,
+                g.legal_us_per_position,
+                g.verify_actions_per_s
+            ));
+        }
+        t.push_str(&format!("memory per concurrent game (4-player Telka): {:.1} KiB\n", self.kib_per_concurrent_game));
+        t
+    }
+}
