@@ -54,6 +54,58 @@ pub fn kill_all_agents() {
     }
 }
 
+/// Kills the children of this process that escaped an agent's process group and were
+/// orphaned, and returns their pids (so the caller can reap them).
+///
+/// A bot can leave its group (`setsid`, `setpgid`), and then signals to the group miss
+/// that process. Once its parent in the bot has died, it is a child of this process
+/// (a child subreaper on Linux, see `AgentProcess::spawn`). A child counts as escaped
+/// when it is not the leader of a live agent, and is in neither this process's group
+/// nor a live agent's group: this process starts no other children in groups of their
+/// own. An escaped child that leads a group takes its group with it. The list lock is
+/// held throughout, so an agent being spawned is never mistaken for one. Linux only
+/// (it reads `/proc`); elsewhere it finds nothing.
+pub(crate) fn kill_escaped_children() -> Vec<i32> {
+    let groups = live_groups();
+    let me = i32::try_from(std::process::id()).expect("pid fits in pid_t");
+    let own_group = nix::unistd::getpgrp().as_raw();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut killed = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        // The process may be gone already; then there is nothing to do.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((ppid, pgrp)) = parent_and_group(&stat) else {
+            continue;
+        };
+        if ppid != me || pgrp == own_group || groups.contains(&pgrp) || groups.contains(&pid) {
+            continue;
+        }
+        if pgrp == pid {
+            let _ = killpg(Pid::from_raw(pgrp), Signal::SIGKILL);
+        }
+        let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+        killed.push(pid);
+    }
+    killed
+}
+
+/// The parent pid and process group of a `/proc/<pid>/stat` line. The command name
+/// in parentheses may hold anything, so the fields are read after its last `)`.
+fn parent_and_group(stat: &str) -> Option<(i32, i32)> {
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+    let _state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((ppid, pgrp))
+}
+
 /// Whether any process (zombies included) is still in process group `pgid`.
 pub fn process_group_alive(pgid: i32) -> bool {
     if pgid <= 0 {
