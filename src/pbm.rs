@@ -122,12 +122,26 @@ fn fresh_salt() -> Result<String, PbmError> {
 struct Open {
     path: PathBuf,
     replay: Replay,
+    /// The chain hash after every line (1-based line numbers), header first.
+    chain: Vec<String>,
     salt: Option<String>,
 }
 
 impl Open {
     fn read(path: &Path) -> Result<Open, PbmError> {
-        let replay = record::replay_file(path).map_err(|e| PbmError::Io(format!("{}: {e}", path.display())))?;
+        // One read serves the replay and the chain hashes alike: reading the file twice
+        // could mix two versions of a record that another process replaced meanwhile
+        // (`view` takes no lock), giving a message the hash of a line it does not tell.
+        let bytes =
+            std::fs::read(path).map_err(|e| PbmError::Io(format!("{}: cannot open: {e}", path.display())))?;
+        let replay =
+            record::replay(&bytes[..]).map_err(|e| PbmError::Io(format!("{}: {e}", path.display())))?;
+        let complete =
+            usize::try_from(replay.complete_len).map_or(&bytes[..], |n| &bytes[..n.min(bytes.len())]);
+        let chain = String::from_utf8_lossy(complete)
+            .lines()
+            .filter_map(|l| record::unseal(l).map(|(_, h)| h.to_string()))
+            .collect();
         let salt_path = side(path, ".salt");
         let salt = match &replay.revealed {
             Some(s) => Some(s.clone()),
@@ -136,6 +150,7 @@ impl Open {
         Ok(Open {
             path: path.to_path_buf(),
             replay,
+            chain,
             salt,
         })
     }
@@ -146,21 +161,13 @@ impl Open {
         })
     }
 
-    /// The chain hash after every line (1-based line numbers), header first.
-    fn chain(&self) -> Result<Vec<String>, PbmError> {
-        let text = std::fs::read_to_string(&self.path).map_err(io(&self.path))?;
-        Ok(text
-            .lines()
-            .filter_map(|l| record::unseal(l).map(|(_, h)| h.to_string()))
-            .collect())
-    }
-
     fn names(&self) -> Vec<String> {
         self.replay.header.seats.iter().map(|s| s.name.clone()).collect()
     }
 }
 
-/// What each seat was told by each record line: `(line number, events per seat)`.
+/// What each seat was told by each record line: `(line number, events per seat)`
+/// (a line that told nothing may have no per-seat entries at all: use [`told_to`]).
 fn told_by_line(replay: &Replay) -> Vec<(usize, Vec<Vec<SeatEvent>>)> {
     let mut game = record::start_game(&replay.header).expect("verified record");
     replay
@@ -169,6 +176,11 @@ fn told_by_line(replay: &Replay) -> Vec<(usize, Vec<Vec<SeatEvent>>)> {
         .enumerate()
         .filter_map(|(i, line)| record::step(game.as_mut(), line).map(|p| (i + 2, p.seat_events)))
         .collect()
+}
+
+/// What `seat` was told by one line.
+fn told_to(told: &[Vec<SeatEvent>], seat: Seat) -> &[SeatEvent] {
+    told.get(seat.index()).map_or(&[], Vec::as_slice)
 }
 
 /// Creates a game: `names` are the seats' players, in seat order.
@@ -187,11 +199,18 @@ pub fn new_game(
             g.seat_count()
         )));
     }
+    let _lock = lock(path)?;
+    // Checked under the lock, so two `new` on one path cannot both pass.
     if path.exists() {
         return Err(PbmError::Usage(format!("{} already exists; nothing is overwritten", path.display())));
     }
-    let _lock = lock(path)?;
     let salt_path = side(path, ".salt");
+    // A salt without its record is left by a `new` that died before the record was
+    // written: it belongs to no game.
+    match std::fs::remove_file(&salt_path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&salt_path)(e)),
+        _ => {}
+    }
     let salt = fresh_salt()?;
     let mut f = OpenOptions::new().write(true).create_new(true).open(&salt_path).map_err(io(&salt_path))?;
     #[cfg(unix)]
@@ -271,7 +290,7 @@ fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), PbmError> {
 /// Builds the message for `seat` covering what it was told after record line `since`.
 fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, PbmError> {
     let salt = open.salt()?;
-    let chain = open.chain()?;
+    let chain = &open.chain;
     let last = chain.len();
     let game = open.replay.game.as_ref();
     let names = open.names();
@@ -290,7 +309,7 @@ fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, PbmError> {
     let _ = writeln!(t, "since line {since}:");
     for (line_no, told) in told_by_line(&open.replay) {
         if line_no > since {
-            for e in &told[seat.index()] {
+            for e in told_to(&told, seat) {
                 let _ = writeln!(t, "  event {}", e.text());
             }
         }
@@ -392,7 +411,10 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
         )),
         Err(rejection) => {
             let mut text = format!("rejected, nothing changed: {rejection}");
-            if matches!(rejection, Rejection::Malformed { .. } | Rejection::Illegal { .. }) {
+            // Suggestions come from the legal actions of the seat to act: never show
+            // them to another seat (an eliminated multichess seat gets `Illegal`).
+            let to_act = matches!(game.turn(), Turn::Act { seat: to, .. } if to == seat);
+            if to_act && matches!(rejection, Rejection::Malformed { .. } | Rejection::Illegal { .. }) {
                 let close = suggestions(action, &game.legal_actions());
                 if !close.is_empty() {
                     let _ = write!(text, "; did you mean {}?", close.join(", "));
@@ -410,6 +432,12 @@ pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
             return Err(PbmError::Rejected("rejected, nothing changed: the game is over".into()));
         }
         let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
+        if played.events.is_empty() {
+            // The game's way of saying the seat is out already (R-F1, R-M5).
+            return Err(PbmError::Rejected(format!(
+                "rejected, nothing changed: seat {seat} is out of the game already"
+            )));
+        }
         Ok((
             played.clone(),
             Line::Forfeit(ForfeitLine {
@@ -435,7 +463,7 @@ fn update(
     let salt = open.salt()?.to_string();
     let mut game = open.replay.game.boxed_clone();
     check_seat(game.as_ref(), seat)?;
-    let before = open.chain()?.len();
+    let before = open.chain.len();
     let (_, line) = change(game.as_mut())?;
     let mut lines = open.replay.lines.clone();
     lines.push(line);
@@ -472,6 +500,17 @@ fn committed_data(replay: &Replay, lines: &[Line]) -> Option<String> {
     None
 }
 
+/// `seat`'s view after every record line (index: line number - 1, header first).
+fn views_by_line(replay: &Replay, seat: Seat) -> Vec<String> {
+    let mut game = record::start_game(&replay.header).expect("verified record");
+    let mut views = vec![game.view(seat).text().to_string()];
+    for line in &replay.lines {
+        record::step(game.as_mut(), line);
+        views.push(game.view(seat).text().to_string());
+    }
+    views
+}
+
 /// What an audit found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuditReport {
@@ -489,6 +528,7 @@ struct Parsed {
     since: usize,
     events: Vec<String>,
     commitment: Option<String>,
+    view: Option<String>,
 }
 
 fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
@@ -505,6 +545,7 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                 since: 0,
                 events: Vec::new(),
                 commitment: None,
+                view: None,
             });
         } else if l == END {
             let m = cur.take().ok_or(format!("transcript line {n}: end without a start"))?;
@@ -523,6 +564,8 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                 m.events.push(rest.to_string());
             } else if let Some(rest) = l.strip_prefix("commitment: ") {
                 m.commitment = Some(rest.to_string());
+            } else if let Some(rest) = l.strip_prefix("view: ") {
+                m.view = Some(rest.to_string());
             }
         }
     }
@@ -534,7 +577,8 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
 
 /// Checks that every message `seat` received (the transcript) is consistent with the
 /// final record: the salted chain hashes, the commitment and its opening, every event
-/// (and so every verdict) the rules give for that seat, and no message missing.
+/// (and so every verdict) the rules give for that seat, every view, and no message
+/// missing.
 pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, Vec<String>> {
     let open = Open::read(path).map_err(|e| vec![e.to_string()])?;
     let salt = open
@@ -542,9 +586,10 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
         .revealed
         .clone()
         .ok_or_else(|| vec!["the record has not revealed its salt yet: audit after the game ends".to_string()])?;
-    let chain = open.chain().map_err(|e| vec![e.to_string()])?;
+    let chain = &open.chain;
     let messages = parse_transcript(transcript).map_err(|e| vec![e])?;
     let told = told_by_line(&open.replay);
+    let views = views_by_line(&open.replay, seat);
     let commitment = open.replay.lines.iter().find_map(|l| match l {
         Line::Commit(c) => Some(c.commitment.clone()),
         _ => None,
@@ -571,12 +616,19 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
         let expected: Vec<String> = told
             .iter()
             .filter(|(n, _)| *n > m.since && *n <= m.line)
-            .flat_map(|(_, t)| t[seat.index()].iter().map(|e| e.text().to_string()))
+            .flat_map(|(_, t)| told_to(t, seat).iter().map(|e| e.text().to_string()))
             .collect();
         if expected != m.events {
             problems.push(format!("{at}: the events told are not what the rules give: told {:?}, rules {:?}", m.events, expected));
         }
         events += m.events.len();
+        if let (Some(told_v), Some(real)) = (&m.view, views.get(m.line.wrapping_sub(1))) {
+            if told_v != real {
+                problems.push(format!(
+                    "{at}: the view told is not the seat's view at that line: told {told_v:?}, rules {real:?}"
+                ));
+            }
+        }
         if let (Some(told_c), Some(real)) = (&m.commitment, &commitment) {
             if told_c != real {
                 problems.push(format!("{at}: the commitment told differs from the record's"));
@@ -584,7 +636,7 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
         }
     }
     if covered < chain.len() {
-        let last_told = told.iter().filter(|(n, t)| *n > covered && !t[seat.index()].is_empty()).count();
+        let last_told = told.iter().filter(|(n, t)| *n > covered && !told_to(t, seat).is_empty()).count();
         if last_told > 0 {
             problems.push(format!("a message is missing: lines after {covered} were never told"));
         }

@@ -324,7 +324,11 @@ pub fn run(
                 opts.out.display()
             )));
         }
-        if &stored != def {
+        // Compared as stored: the file keeps entrant options sorted by name, so the
+        // definition as given must make the same round trip.
+        let text = serde_json::to_string(def).expect("definitions serialise");
+        let given: Definition = serde_json::from_str(&text).expect("definitions read back");
+        if stored != given {
             return Err(TournamentError::Setup(format!(
                 "{} holds a different tournament (game, entrants, schedule or seed differ)",
                 opts.out.display()

@@ -87,15 +87,21 @@ impl Pentanomial {
         self.0.iter().sum()
     }
 
-    /// Mean and variance of the per-pair score normalised to 0..1.
-    fn moments(&self) -> (f64, f64) {
-        let n = self.pairs() as f64;
+    /// Pairs, mean and variance of the per-pair score normalised to 0..1, with every
+    /// empty cell counted as 10⁻³ pairs (fishtest's `regularize`): without that prior a
+    /// one-sided result (every pair won) has no variance and an SPRT could never stop.
+    fn moments(&self) -> (f64, f64, f64) {
+        let counts = self.0.map(|c| if c == 0 { 1e-3 } else { c as f64 });
+        let n: f64 = counts.iter().sum();
         let xs = [0.0, 0.25, 0.5, 0.75, 1.0];
-        let mean = self.0.iter().zip(xs).map(|(&c, x)| c as f64 * x).sum::<f64>() / n;
-        let var = self.0.iter().zip(xs).map(|(&c, x)| c as f64 * (x - mean).powi(2)).sum::<f64>() / n;
-        (mean, var)
+        let mean = counts.iter().zip(xs).map(|(&c, x)| c * x).sum::<f64>() / n;
+        let var = counts.iter().zip(xs).map(|(&c, x)| c * (x - mean).powi(2)).sum::<f64>() / n;
+        (n, mean, var)
     }
 }
+
+/// Pairs played before an SPRT may decide.
+pub const MIN_PAIRS: u32 = 10;
 
 /// A sequential probability ratio test between `elo0` (H0) and `elo1` (H1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -153,11 +159,10 @@ impl Sprt {
     /// fastchess): `LLR = N·((m − μ0)² − (m − μ1)²) / (2σ²)` with `m`, `σ²` the mean
     /// and variance of the normalised pair score and `μi` the expected score at `eloi`.
     pub fn llr(&self, p: &Pentanomial) -> f64 {
-        let n = p.pairs() as f64;
-        if n == 0.0 {
+        if p.pairs() == 0 {
             return 0.0;
         }
-        let (m, var) = p.moments();
+        let (n, m, var) = p.moments();
         if var <= 0.0 {
             return 0.0;
         }
@@ -167,6 +172,11 @@ impl Sprt {
 
     /// The decision for the counts so far.
     pub fn state(&self, p: &Pentanomial) -> SprtState {
+        // The normal approximation behind the LLR needs some pairs: a single decisive
+        // pair would otherwise end a test.
+        if p.pairs() < MIN_PAIRS {
+            return SprtState::Continue;
+        }
         let llr = self.llr(p);
         let (lo, hi) = self.bounds();
         if llr >= hi {
@@ -251,6 +261,18 @@ mod tests {
         // A crushing score accepts H1.
         assert_eq!(sprt.state(&Pentanomial([0, 5, 20, 200, 300])), SprtState::AcceptH1);
         assert_eq!(sprt.state(&Pentanomial([300, 200, 20, 5, 0])), SprtState::AcceptH0);
+    }
+
+    #[test]
+    fn sprt_decides_when_every_pair_is_won() {
+        // Regression: all pairs in one cell have no variance; the 10⁻³ prior per empty
+        // cell keeps the LLR finite and lets the test stop.
+        let sprt = Sprt { elo0: 0.0, elo1: 200.0, alpha: 0.05, beta: 0.05 };
+        let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, 3]));
+        assert!(llr.is_finite() && llr > sprt.bounds().1, "{llr}");
+        assert_eq!(sprt.state(&Pentanomial([3, 0, 0, 0, 0])), SprtState::Continue, "too few pairs");
+        assert_eq!(sprt.state(&Pentanomial([10, 0, 0, 0, 0])), SprtState::AcceptH0);
+        assert_eq!(sprt.llr(&Pentanomial::default()), 0.0);
     }
 
     #[test]

@@ -1,0 +1,1024 @@
+//! `referee tournament` and `referee merge` through the real binary: seat balance and
+//! shared openings of the schedule, shards and merging, resuming after SIGKILL and
+//! SIGTERM, entrants from flags and files, crashing entrants, the SPRT, and bad input.
+//!
+//! Every game uses the built-in agents (deterministic from the seed) or small sh bots
+//! in `fixtures/tournament/`, so two runs with the same arguments give the same JSON.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use referee::tournament::stats::{Pentanomial, Sprt};
+use serde_json::{json, Value};
+
+/// Far above what any run here needs; only a hang gets near it.
+const HANG_BOUND: Duration = Duration::from_secs(120);
+
+/// The `referee` binary under test.
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_referee")
+}
+
+/// A file of the crate (fixtures, examples), by absolute path: agents run in a
+/// private working directory.
+fn manifest_path(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// A command line running a built-in agent of the binary with a fixed seed: unlike
+/// `builtin:…`, it names its entrant in every record header.
+fn agent_cmd(strategy: &str, seed: u64) -> String {
+    shell_words::join([exe(), "agent", strategy, "--seed", &seed.to_string()])
+}
+
+/// An `--agent` value `name=NAME cmd='…'` plus extra words.
+fn spec(name: &str, cmd: &str, extra: &[&str]) -> String {
+    let mut words = vec![format!("name={name}"), format!("cmd={cmd}")];
+    words.extend(extra.iter().map(|w| w.to_string()));
+    shell_words::join(words)
+}
+
+/// What a finished run of the binary left.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `referee ARGS…` in `dir`.
+fn referee(dir: &Path, args: &[String]) -> Outcome {
+    let out = assert_cmd::Command::new(exe())
+        .current_dir(dir)
+        .args(args)
+        .timeout(HANG_BOUND)
+        .output()
+        .expect("run referee");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Owned argument words.
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|w| w.to_string()).collect()
+}
+
+/// `tournament ARGS… --out OUT --json`, which must succeed; returns the JSON text.
+fn tournament(dir: &Path, out: &str, args: &[String]) -> String {
+    let mut all = words(&["tournament", "--out", out, "--json"]);
+    all.extend_from_slice(args);
+    let run = referee(dir, &all);
+    assert_eq!(run.code, 0, "referee {all:?} failed: {}", run.stderr);
+    run.stdout
+}
+
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+fn read_json(path: &Path) -> Value {
+    parse(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// The finished-or-not records in `<out>/games/`, by game index.
+fn records(out: &Path) -> BTreeMap<usize, PathBuf> {
+    let mut found = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(out.join("games")) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(index) = name.strip_prefix("game-").and_then(|n| n.strip_suffix(".jsonl")) {
+            found.insert(index.parse().expect("a game index"), entry.path());
+        }
+    }
+    found
+}
+
+/// The complete lines of a record, parsed.
+fn record_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .map(parse)
+        .collect()
+}
+
+/// Whether a record ends with its result line.
+/// Whether a record ends with its result line (cheap: it is polled while games run).
+fn is_finished(path: &Path) -> bool {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+    complete
+        .lines()
+        .last()
+        .is_some_and(|l| l.starts_with(r#"{"type":"result""#))
+}
+
+/// Whether a record has at least one complete line.
+fn has_lines(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.contains(&b'\n'))
+}
+
+/// The agent command of each seat, from a record's header.
+fn seat_commands(path: &Path) -> Vec<String> {
+    let lines = record_lines(path);
+    assert_eq!(lines[0]["type"], "header", "{}", path.display());
+    lines[0]["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["command"].as_str().expect("command").to_string())
+        .collect()
+}
+
+/// The action lines of a record.
+fn action_lines(path: &Path) -> Vec<Value> {
+    record_lines(path)
+        .into_iter()
+        .filter(|l| l["type"] == "action")
+        .collect()
+}
+
+/// The standing of entrant `name` in a summary.
+fn standing<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no standing for {name}: {summary}"))
+}
+
+/// Asserts exit code 2 with exactly one stderr line, starting with `referee:`.
+fn assert_usage_error(run: &Outcome, what: &str, needle: &str) {
+    assert_eq!(run.code, 2, "{what}: exit code; stderr: {}", run.stderr);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{what}: one stderr line expected: {:?}",
+        run.stderr
+    );
+    assert!(lines[0].starts_with("referee: "), "{what}: {}", lines[0]);
+    assert!(
+        lines[0].contains(needle),
+        "{what}: `{needle}` not in {}",
+        lines[0]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 1. Schedules
+
+/// Runs a round robin of plain-command entrants and checks, from the record headers,
+/// that every entrant sits in every seat equally often.
+fn check_seat_balance(players: usize, entrants: &[(&str, u64)], games: usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = words(&[
+        "--game",
+        "telka",
+        "-o",
+        &format!("players={players}"),
+        "-o",
+        "max-plies=300",
+    ]);
+    args.extend(words(&[
+        "--games",
+        &games.to_string(),
+        "--concurrency",
+        "2",
+        "--seed",
+        "11",
+    ]));
+    let cmds: Vec<String> = entrants
+        .iter()
+        .map(|&(strategy, seed)| agent_cmd(strategy, seed))
+        .collect();
+    for (i, cmd) in cmds.iter().enumerate() {
+        args.push("--agent".into());
+        args.push(spec(&format!("e{i}"), cmd, &[]));
+    }
+    let summary = parse(&tournament(tmp.path(), "t", &args));
+    let out = tmp.path().join("t");
+    let recs = records(&out);
+    // A round robin plays every table of `players` out of the entrants: C(n, players).
+    let tables = (0..players).fold(1, |c, k| c * (entrants.len() - k) / (k + 1));
+    assert_eq!(
+        recs.len(),
+        tables * games,
+        "{players} seats: one record per scheduled game"
+    );
+    assert_eq!(summary["scheduled"], recs.len());
+    assert_eq!(summary["finished"], recs.len());
+    let mut counts = vec![vec![0usize; players]; entrants.len()];
+    let mut seatings = BTreeMap::new();
+    for (&index, path) in &recs {
+        assert!(is_finished(path), "{} is unfinished", path.display());
+        let who: Vec<usize> = seat_commands(path)
+            .iter()
+            .map(|c| {
+                cmds.iter()
+                    .position(|x| x == c)
+                    .unwrap_or_else(|| panic!("unknown command {c}"))
+            })
+            .collect();
+        assert_eq!(who.len(), players);
+        assert_eq!(
+            who.iter().collect::<BTreeSet<_>>().len(),
+            players,
+            "game {index}: an entrant twice: {who:?}"
+        );
+        for (seat, &e) in who.iter().enumerate() {
+            counts[e][seat] += 1;
+        }
+        seatings.insert(index, who);
+    }
+    let per_seat = counts[0][0];
+    assert!(per_seat > 0);
+    for (e, row) in counts.iter().enumerate() {
+        assert!(
+            row.iter().all(|&c| c == per_seat),
+            "{players} seats: entrant {e} sits {row:?} (all {per_seat} expected): {counts:?}"
+        );
+        let played = standing(&summary, &format!("e{e}"))["games"].as_u64().unwrap() as usize;
+        assert_eq!(played, per_seat * players, "entrant {e}: games in the summary");
+    }
+    if players == 2 {
+        // Colour-swapped pairs: games 2k and 2k+1 have the same two entrants, swapped.
+        for k in (0..recs.len()).step_by(2) {
+            let (a, b) = (&seatings[&k], &seatings[&(k + 1)]);
+            assert_eq!(
+                a,
+                &vec![b[1], b[0]],
+                "games {k} and {}: not colour-swapped",
+                k + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn two_seat_round_robin_is_seat_balanced_and_colour_swapped() {
+    check_seat_balance(2, &[("greedy", 1), ("random", 2), ("greedy", 3)], 4);
+}
+
+#[test]
+fn three_seat_round_robin_is_seat_balanced() {
+    check_seat_balance(
+        3,
+        &[("greedy", 1), ("random", 2), ("greedy", 3), ("random", 4)],
+        3,
+    );
+}
+
+#[test]
+fn four_seat_round_robin_is_seat_balanced() {
+    check_seat_balance(
+        4,
+        &[
+            ("greedy", 1),
+            ("random", 2),
+            ("greedy", 3),
+            ("random", 4),
+            ("greedy", 5),
+        ],
+        4,
+    );
+}
+
+#[test]
+fn colour_swapped_pairs_share_their_random_opening() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = words(&[
+        "--game",
+        "telka",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "4",
+        "--random-plies",
+        "4",
+        "--concurrency",
+        "2",
+    ]);
+    tournament(tmp.path(), "t", &args);
+    let recs = records(&tmp.path().join("t"));
+    assert_eq!(recs.len(), 12);
+    let mut openings = Vec::new();
+    for (&index, path) in &recs {
+        let actions = action_lines(path);
+        assert!(actions.len() > 4, "game {index} is too short");
+        for (ply, line) in actions.iter().enumerate() {
+            let expected = ply < 4;
+            assert_eq!(
+                line["opening"].as_bool().unwrap_or(false),
+                expected,
+                "game {index} ply {}: {line}",
+                ply + 1
+            );
+        }
+        let opening: Vec<String> = actions[..4]
+            .iter()
+            .map(|l| l["action"].as_str().unwrap().to_string())
+            .collect();
+        if index % 2 == 1 {
+            assert_eq!(
+                opening,
+                openings[openings.len() - 1],
+                "games {} and {index} differ in their opening",
+                index - 1
+            );
+        } else {
+            openings.push(opening);
+        }
+    }
+    let distinct: BTreeSet<&Vec<String>> = openings.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        openings.len(),
+        "pairs share an opening: {openings:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 2. Shards and merge
+
+/// Plays the tournament once whole and as shards 1/N … N/N for N = 1..4; the shards
+/// must split the schedule and merge into the whole run's JSON.
+fn check_shards(args: &[String]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tournament(tmp.path(), "whole", args);
+    let all: BTreeSet<usize> = records(&tmp.path().join("whole")).into_keys().collect();
+    let scheduled = parse(&whole)["scheduled"].as_u64().unwrap() as usize;
+    assert_eq!(all, (0..scheduled).collect::<BTreeSet<_>>());
+    for n in 1..=4 {
+        let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut dirs = Vec::new();
+        for i in 1..=n {
+            let dir = format!("shard-{i}-of-{n}");
+            let mut shard_args = args.to_vec();
+            shard_args.extend(words(&["--shard", &format!("{i}/{n}")]));
+            let summary = parse(&tournament(tmp.path(), &dir, &shard_args));
+            let mine = records(&tmp.path().join(&dir));
+            assert_eq!(summary["finished"], mine.len(), "shard {i}/{n}");
+            for index in mine.into_keys() {
+                if let Some(other) = seen.insert(index, i) {
+                    panic!("game {index} is in shards {other}/{n} and {i}/{n}");
+                }
+            }
+            dirs.push(dir);
+        }
+        let covered: BTreeSet<usize> = seen.into_keys().collect();
+        assert_eq!(covered, all, "shards of {n} do not cover the schedule");
+        let mut merge = words(&["merge", "--json"]);
+        merge.extend(dirs);
+        let merged = referee(tmp.path(), &merge);
+        assert_eq!(merged.code, 0, "merge of {n} shards: {}", merged.stderr);
+        assert_eq!(
+            merged.stdout, whole,
+            "merge of {n} shards differs from the whole run"
+        );
+    }
+    // Overlapping shards (game 0 is in both) are refused.
+    let run = referee(tmp.path(), &words(&["merge", "shard-1-of-2", "shard-1-of-3"]));
+    assert_usage_error(&run, "overlapping shards", "more than one directory");
+    // So is a directory of another tournament.
+    let mut other = args.to_vec();
+    other.extend(words(&["--seed", "99", "--shard", "2/2"]));
+    tournament(tmp.path(), "other", &other);
+    let run = referee(tmp.path(), &words(&["merge", "--json", "shard-1-of-2", "other"]));
+    assert_usage_error(&run, "different tournaments", "different tournament");
+}
+
+#[test]
+fn shards_of_a_two_seat_tournament_split_and_merge_exactly() {
+    check_shards(&words(&[
+        "--game",
+        "telka",
+        "-o",
+        "max-plies=200",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:random",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+    ]));
+}
+
+#[test]
+fn shards_of_a_multi_seat_tournament_split_and_merge_exactly() {
+    check_shards(&words(&[
+        "--game",
+        "multichess",
+        "-o",
+        "players=3",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--concurrency",
+        "2",
+    ]));
+}
+
+// ---------------------------------------------------------------------------
+// 3. Resume
+
+/// A tournament long enough (a few seconds) to be stopped in the middle.
+fn resume_args() -> Vec<String> {
+    words(&[
+        "--game",
+        "telka",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "6",
+        "--concurrency",
+        "2",
+        "--seed",
+        "5",
+    ])
+}
+
+/// The JSON of the uninterrupted run of [`resume_args`], computed once.
+fn uninterrupted_json() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        tournament(tmp.path(), "t", &resume_args())
+    })
+}
+
+/// Starts the resume tournament into `<dir>/t` and waits until `at_least` games have
+/// finished and another one is being played.
+fn start_and_wait(dir: &Path, at_least: usize) -> Child {
+    let mut child = Command::new(exe())
+        .current_dir(dir)
+        .args(["tournament", "--out", "t", "--json"])
+        .args(resume_args())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start referee");
+    let out = dir.join("t");
+    let until = Instant::now() + HANG_BOUND;
+    loop {
+        let recs = records(&out);
+        let done = recs.values().filter(|p| is_finished(p)).count();
+        // Stop it while a game is under way (its record has lines but no result).
+        let playing = recs.values().any(|p| has_lines(p) && !is_finished(p));
+        if done >= at_least && playing {
+            return child;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the tournament ended ({status}) before {at_least} games finished");
+        }
+        assert!(
+            Instant::now() < until,
+            "no {at_least} finished games in {HANG_BOUND:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for a child with a liveness bound; returns its exit code.
+fn wait_bounded(child: &mut Child) -> Option<i32> {
+    let until = Instant::now() + HANG_BOUND;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if Instant::now() >= until {
+            let _ = child.kill();
+            panic!("the referee did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Resumes the stopped tournament in `<dir>/t` and checks that finished records are
+/// untouched, unfinished ones were moved aside and replayed, and the result is that
+/// of an uninterrupted run.
+fn resume_and_compare(dir: &Path) {
+    let out = dir.join("t");
+    let before: BTreeMap<usize, (Vec<u8>, bool)> = records(&out)
+        .into_iter()
+        .map(|(i, p)| (i, (std::fs::read(&p).unwrap(), is_finished(&p))))
+        .collect();
+    let finished = before.values().filter(|(_, f)| *f).count();
+    let scheduled = parse(uninterrupted_json())["scheduled"].as_u64().unwrap() as usize;
+    assert!(
+        finished >= 2 && finished < scheduled,
+        "stopped after {finished} of {scheduled} games"
+    );
+    assert!(
+        before.len() > finished,
+        "no game was under way when the tournament stopped"
+    );
+    let mut args = words(&["--resume"]);
+    args.extend(resume_args());
+    let json = tournament(dir, "t", &args);
+    assert_eq!(
+        json,
+        uninterrupted_json(),
+        "the resumed tournament differs from an uninterrupted one"
+    );
+    let after = records(&out);
+    assert_eq!(after.len(), scheduled);
+    for (index, (bytes, was_finished)) in &before {
+        let path = &after[index];
+        let aside = path.with_extension("jsonl.interrupted");
+        if *was_finished {
+            assert_eq!(
+                &std::fs::read(path).unwrap(),
+                bytes,
+                "finished game {index} was touched"
+            );
+            assert!(!aside.exists(), "finished game {index} was moved aside");
+        } else {
+            assert_eq!(
+                &std::fs::read(&aside).unwrap(),
+                bytes,
+                "unfinished game {index} not kept aside as it was"
+            );
+        }
+        assert!(is_finished(path), "game {index} is unfinished after the resume");
+    }
+}
+
+#[test]
+fn resume_after_sigkill_replays_only_unfinished_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = start_and_wait(tmp.path(), 2);
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+    resume_and_compare(tmp.path());
+}
+
+#[test]
+fn sigterm_exits_130_and_the_tournament_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = start_and_wait(tmp.path(), 2);
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+    assert_eq!(wait_bounded(&mut child), Some(130));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("referee:")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("--resume"), "{}", errors[0]);
+    resume_and_compare(tmp.path());
+}
+
+#[test]
+fn an_existing_out_needs_resume_with_the_same_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Options given out of name order (stored sorted) must not stop a resume.
+    let a = spec("A", "builtin:random", &["option.b=1", "option.a=2"]);
+    let args = words(&[
+        "--game",
+        "telka",
+        "--agent",
+        &a,
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "2",
+    ]);
+    let first = tournament(tmp.path(), "t", &args);
+    let bytes: Vec<Vec<u8>> = records(&tmp.path().join("t"))
+        .values()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+
+    let mut again = words(&["tournament", "--out", "t"]);
+    again.extend_from_slice(&args);
+    assert_usage_error(
+        &referee(tmp.path(), &again),
+        "second run without --resume",
+        "--resume",
+    );
+
+    let mut other = again.clone();
+    other.extend(words(&["--resume", "--seed", "2"]));
+    assert_usage_error(
+        &referee(tmp.path(), &other),
+        "--resume with another seed",
+        "different tournament",
+    );
+
+    // The same arguments (the concurrency is not part of the tournament) resume a
+    // finished tournament without playing anything.
+    let mut same = args.clone();
+    same.extend(words(&["--resume", "--concurrency", "3"]));
+    assert_eq!(tournament(tmp.path(), "t", &same), first);
+    let now: Vec<Vec<u8>> = records(&tmp.path().join("t"))
+        .values()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    assert_eq!(
+        now, bytes,
+        "a resume of a finished tournament changed its records"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 4. Strength
+
+fn have_python() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn greedy_tops_a_table_of_three_bots() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = words(&["--game", "telka", "--concurrency", "2", "--games", "4"]);
+    args.extend(words(&["--agent", "builtin:random", "--agent", "builtin:greedy"]));
+    let python = have_python();
+    if python {
+        let script = manifest_path("examples/agents/random_agent.py");
+        args.extend(words(&[
+            "--agent",
+            &shell_words::join(["python3", &script.to_string_lossy(), "--seed", "3"]),
+        ]));
+    } else {
+        eprintln!("python3 not found: the table has only the two built-in agents");
+    }
+    let summary = parse(&tournament(tmp.path(), "t", &args));
+    let entrants = if python { 3 } else { 2 };
+    assert_eq!(summary["finished"], 4 * entrants * (entrants - 1) / 2);
+    let table = summary["standings"].as_array().unwrap();
+    assert_eq!(table.len(), entrants);
+    assert_eq!(table[0]["name"], "greedy", "{summary}");
+    for s in table {
+        let forfeits = ["timeouts", "crashes", "illegal", "protocol"]
+            .iter()
+            .map(|k| s[k].as_u64().unwrap())
+            .sum::<u64>();
+        assert_eq!(forfeits, 0, "{}: forfeits in {summary}", s["name"]);
+    }
+    if python {
+        assert_eq!(standing(&summary, "random_agent")["games"], 8);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 5. Entrants
+
+#[test]
+fn agents_files_and_agent_flags_give_the_same_tournament() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("workdir");
+    std::fs::create_dir(&dir).unwrap();
+    let dir_text = dir.to_string_lossy().into_owned();
+    let seeded = agent_cmd("random", 7);
+    let entrants = json!([
+        {"name": "alpha", "cmd": "builtin:greedy"},
+        {"name": "beta", "cmd": seeded, "options": {"Hash": "16", "Style": "solid"}},
+        {"name": "gamma", "cmd": "builtin:random", "dir": dir_text},
+    ]);
+    std::fs::write(tmp.path().join("agents.json"), entrants.to_string()).unwrap();
+    let toml_text = toml::to_string(&json!({ "agent": entrants })).expect("TOML");
+    std::fs::write(tmp.path().join("agents.toml"), toml_text).unwrap();
+    let common = words(&["--game", "telka", "--games", "2", "--concurrency", "2"]);
+    let flags = [
+        spec("alpha", "builtin:greedy", &[]),
+        spec("beta", &seeded, &["option.Hash=16", "option.Style=solid"]),
+        spec("gamma", "builtin:random", &[&format!("dir={dir_text}")]),
+    ];
+    let mut by_flags = common.clone();
+    for f in &flags {
+        by_flags.extend(["--agent".to_string(), f.clone()]);
+    }
+    let mut by_json = common.clone();
+    by_json.extend(words(&["--agents-file", "agents.json"]));
+    let mut by_toml = common.clone();
+    by_toml.extend(words(&["--agents-file", "agents.toml"]));
+    let outputs: Vec<(String, Value)> = [("flags", by_flags), ("json", by_json), ("toml", by_toml)]
+        .iter()
+        .map(|(out, args)| {
+            (
+                tournament(tmp.path(), out, args),
+                read_json(&tmp.path().join(out).join("tournament.json")),
+            )
+        })
+        .collect();
+    assert_eq!(outputs[0].1["entrants"], entrants, "entrants from --agent flags");
+    for (i, name) in [(1, "json"), (2, "toml")] {
+        assert_eq!(
+            outputs[i].1, outputs[0].1,
+            "tournament.json from the {name} file differs from the flags'"
+        );
+        assert_eq!(
+            outputs[i].0, outputs[0].0,
+            "results from the {name} file differ from the flags'"
+        );
+    }
+}
+
+#[test]
+fn entrant_options_reach_the_agent_as_setoption() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("options.log");
+    let bot = manifest_path("fixtures/tournament/log_options.sh");
+    let cmd = shell_words::join(["sh", &bot.to_string_lossy(), &log.to_string_lossy(), exe()]);
+    let agent = spec("logger", &cmd, &["option.Skill Level=3", "option.Hash=16"]);
+    let args = words(&[
+        "--game",
+        "telka",
+        "--agent",
+        &agent,
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "2",
+    ]);
+    let summary = parse(&tournament(tmp.path(), "t", &args));
+    assert_eq!(standing(&summary, "logger")["games"], 2);
+    let got = std::fs::read_to_string(&log).expect("the bot logged its options");
+    let one = "setoption name Skill Level value 3\nsetoption name Hash value 16\n";
+    assert_eq!(got, one.repeat(2), "the options, in order, once per game");
+}
+
+#[test]
+fn a_crashing_entrant_forfeits_each_game_and_the_rest_go_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crasher = shell_words::join([
+        "sh".to_string(),
+        manifest_path("fixtures/tournament/crash_on_go.sh")
+            .to_string_lossy()
+            .into_owned(),
+    ]);
+    let args = words(&[
+        "--game",
+        "telka",
+        "--agent",
+        &spec("crasher", &crasher, &[]),
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "2",
+        "--concurrency",
+        "2",
+    ]);
+    let summary = parse(&tournament(tmp.path(), "t", &args));
+    assert_eq!(summary["finished"], 6);
+    assert_eq!(summary["scheduled"], 6);
+    let c = standing(&summary, "crasher");
+    assert_eq!(c["games"], 4);
+    assert_eq!(c["crashes"], 4, "{summary}");
+    assert_eq!(c["losses"], 4);
+    for name in ["random", "greedy"] {
+        assert_eq!(standing(&summary, name)["games"], 4);
+        assert_eq!(standing(&summary, name)["crashes"], 0);
+    }
+    // The game between the other two was played out without a forfeit.
+    let others = summary["pairings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["first"] == "random" && p["second"] == "greedy");
+    let wdl = &others.expect("random vs greedy")["wdl"];
+    assert_eq!(
+        wdl.as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>(),
+        2
+    );
+    let mut crashes = 0;
+    for path in records(&tmp.path().join("t")).values() {
+        let forfeits: Vec<Value> = record_lines(path)
+            .into_iter()
+            .filter(|l| l["type"] == "forfeit")
+            .collect();
+        let crasher_in = seat_commands(path).iter().position(|c| c == &crasher);
+        match crasher_in {
+            Some(seat) => {
+                assert_eq!(forfeits.len(), 1, "{}", path.display());
+                assert_eq!(forfeits[0]["seat"], seat + 1);
+                assert_eq!(forfeits[0]["reason"], "crash");
+                crashes += 1;
+            }
+            None => assert!(forfeits.is_empty(), "{}: {forfeits:?}", path.display()),
+        }
+    }
+    assert_eq!(crashes, 4);
+}
+
+// ---------------------------------------------------------------------------
+// 6. SPRT
+
+#[test]
+fn sprt_stops_early_and_reports_the_llr_of_its_pentanomial() {
+    let tmp = tempfile::tempdir().unwrap();
+    let args = words(&[
+        "--game",
+        "telka",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+        "--games",
+        "200",
+        "--concurrency",
+        "2",
+        "--sprt",
+        "elo0=0",
+        "elo1=200",
+        "alpha=0.05",
+        "beta=0.05",
+    ]);
+    let mut all = words(&["tournament", "--out", "t", "--json"]);
+    all.extend(args);
+    let run = referee(tmp.path(), &all);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("SPRT: H1 accepted"), "{}", run.stderr);
+    let summary = parse(&run.stdout);
+    let finished = summary["finished"].as_u64().unwrap();
+    assert_eq!(summary["scheduled"], 200);
+    assert!(finished < 200, "the SPRT did not stop early: {finished} games");
+    assert_eq!(records(&tmp.path().join("t")).len() as u64, finished);
+    let sprt = summary["sprt"].as_array().expect("an SPRT in the summary");
+    assert_eq!(sprt[2], "H1 accepted");
+    let pairing = &summary["pairings"][0];
+    assert_eq!(
+        (pairing["first"].as_str(), pairing["second"].as_str()),
+        (Some("greedy"), Some("random"))
+    );
+    let counts: Vec<u32> = pairing["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect();
+    let test = Sprt {
+        elo0: 0.0,
+        elo1: 200.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    let llr = test.llr(&Pentanomial(counts.clone().try_into().unwrap()));
+    let printed = sprt[0].as_f64().unwrap();
+    assert!(
+        (printed - llr).abs() <= 1e-9 * llr.abs().max(1.0),
+        "printed LLR {printed}, recomputed {llr} from {counts:?}"
+    );
+    let (lo, hi) = test.bounds();
+    assert_eq!(sprt[1], json!([lo, hi]));
+    assert!(llr >= hi);
+}
+
+// ---------------------------------------------------------------------------
+// 7. Bad input
+
+#[test]
+fn bad_input_is_refused_with_one_line_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("broken.toml"),
+        "[[agent]]\nname = \"x\"\ncmd = \n",
+    )
+    .unwrap();
+    let two = ["--agent", "builtin:random", "--agent", "builtin:greedy"];
+    let with = |extra: &[&str]| {
+        let mut a = words(&["tournament", "--out", "never"]);
+        a.extend(words(extra));
+        a
+    };
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "unknown game",
+            with(&[
+                "--game",
+                "chess",
+                "--agent",
+                "builtin:random",
+                "--agent",
+                "builtin:random",
+            ]),
+            "chess",
+        ),
+        (
+            "unbalanced --games",
+            with(&[&["--game", "telka", "--games", "3"][..], &two].concat()),
+            "--games 3",
+        ),
+        (
+            "fewer entrants than seats",
+            with(&[&["--game", "telka", "-o", "players=3"][..], &two].concat()),
+            "cannot fill a table of 3 seats",
+        ),
+        (
+            "one entrant",
+            with(&["--game", "telka", "--agent", "builtin:random"]),
+            "at least two entrants",
+        ),
+        (
+            "--shard 0/2",
+            with(&[&["--game", "telka", "--shard", "0/2"][..], &two].concat()),
+            "--shard",
+        ),
+        (
+            "--shard 3/2",
+            with(&[&["--game", "telka", "--shard", "3/2"][..], &two].concat()),
+            "--shard",
+        ),
+        (
+            "--shard x",
+            with(&[&["--game", "telka", "--shard", "x"][..], &two].concat()),
+            "--shard",
+        ),
+        (
+            "--sprt elo0 > elo1",
+            with(
+                &[
+                    &["--game", "telka"][..],
+                    &two,
+                    &["--sprt", "elo0=5", "elo1=0", "alpha=0.05", "beta=0.05"],
+                ]
+                .concat(),
+            ),
+            "elo0 < elo1",
+        ),
+        (
+            "--sprt incomplete",
+            with(&[&["--game", "telka"][..], &two, &["--sprt", "elo0=0"]].concat()),
+            "--sprt",
+        ),
+        (
+            "--sprt on three seats",
+            with(
+                &[
+                    &["--game", "telka", "-o", "players=3", "--agent", "builtin:random"][..],
+                    &two,
+                    &["--sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"],
+                ]
+                .concat(),
+            ),
+            "two-seat",
+        ),
+        (
+            "missing agents file",
+            with(&["--game", "telka", "--agents-file", "missing.json"]),
+            "missing.json",
+        ),
+        (
+            "broken agents file",
+            with(&["--game", "telka", "--agents-file", "broken.toml"]),
+            "broken.toml",
+        ),
+        ("merge of nothing there", words(&["merge", "nowhere"]), "nowhere"),
+    ];
+    for (what, args, needle) in &cases {
+        let run = referee(tmp.path(), args);
+        assert_usage_error(&run, what, needle);
+        assert!(
+            !tmp.path().join("never").exists(),
+            "{what}: the output directory was created"
+        );
+    }
+    // An entrant that cannot be started stops the tournament as bad input, as in `match`.
+    let run = referee(
+        tmp.path(),
+        &with(&[
+            "--game",
+            "telka",
+            "--agent",
+            "./no-such-bot",
+            "--agent",
+            "builtin:random",
+        ]),
+    );
+    assert_usage_error(&run, "an entrant that cannot start", "no-such-bot");
+}
