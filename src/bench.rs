@@ -121,7 +121,7 @@ fn match_figures(exe: &str, dir: &Path, game: GameId, options: &Options, games: 
     let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
     let mut actions = 0u64;
     let mut wall = Duration::ZERO;
-    let mut think = Duration::ZERO;
+    let mut thought = Duration::ZERO;
     let mut records = Vec::new();
     for k in 0..games {
         let path = dir.join(format!("{game}-{}-{k}.jsonl", options.to_string().replace([' ', '='], "_")));
@@ -148,15 +148,26 @@ fn match_figures(exe: &str, dir: &Path, game: GameId, options: &Options, games: 
             agent_cwd: AgentCwd::Inherit,
             opening: Vec::new(),
         };
-        let start = Instant::now();
-        let report = play_match(&config, &mut |p| {
-            if let crate::referee::Progress::Action { think: Some(t), .. } = p {
-                think += t;
+        // From the first action to the last: start-up and shut-down of the agents
+        // are not per-action costs.
+        let (mut first, mut last, mut counted) = (None, None, 0u64);
+        play_match(&config, &mut |p| {
+            if let crate::referee::Progress::Action { think, .. } = p {
+                let now = Instant::now();
+                if first.is_none() {
+                    first = Some(now);
+                } else {
+                    thought += think.unwrap_or_default();
+                    counted += 1;
+                }
+                last = Some(now);
             }
         })
         .map_err(std::io::Error::other)?;
-        wall += start.elapsed();
-        actions += report.plies as u64;
+        if let (Some(a), Some(b)) = (first, last) {
+            wall += b - a;
+        }
+        actions += counted;
         records.push(path);
     }
     // (c) verify: replay every record several times.
@@ -169,7 +180,7 @@ fn match_figures(exe: &str, dir: &Path, game: GameId, options: &Options, games: 
     }
     let verify_s = start.elapsed().as_secs_f64();
     let per_action = wall.as_secs_f64() * 1e6 / actions.max(1) as f64;
-    let think = think.as_secs_f64() * 1e6 / actions.max(1) as f64;
+    let think = thought.as_secs_f64() * 1e6 / actions.max(1) as f64;
     Ok(GameFigures {
         game: format!("{game} {options}"),
         actions,

@@ -7,6 +7,7 @@
 
 use std::io::{ErrorKind, Read};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 
 use super::{Received, MAX_LINE};
@@ -84,7 +85,11 @@ fn finish(mut line: Vec<u8>) -> Received {
 ///
 /// The channel is bounded, so a flooding agent blocks here, on its own thread, and
 /// then in its own writes: the back-pressure lands on the agent, not the referee.
-pub(crate) fn pump_lines(mut input: impl Read, out: &SyncSender<Received>) {
+///
+/// `busy` is set from the moment a read has returned until every line it completed is
+/// queued, so the receiver can tell "nothing more arrived" from "the rest of what
+/// arrived together is on its way" (`AgentProcess::try_recv_settled`).
+pub(crate) fn pump_lines(mut input: impl Read, out: &SyncSender<Received>, busy: &AtomicBool) {
     let mut splitter = LineSplitter::default();
     let mut emit = |msg| match out.send(msg) {
         Ok(()) => ControlFlow::Continue(()),
@@ -99,7 +104,10 @@ pub(crate) fn pump_lines(mut input: impl Read, out: &SyncSender<Received>) {
             // A read error on a pipe means the agent side is gone: same as its end.
             Err(_) => break,
         };
-        if splitter.feed(&chunk[..n], &mut emit).is_break() {
+        busy.store(true, Ordering::SeqCst);
+        let flow = splitter.feed(&chunk[..n], &mut emit);
+        busy.store(false, Ordering::SeqCst);
+        if flow.is_break() {
             return;
         }
     }
@@ -193,6 +201,6 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         drop(rx);
         // Would loop forever on an endless reader if it ignored the closed channel.
-        pump_lines(std::io::repeat(b'\n'), &tx);
+        pump_lines(std::io::repeat(b'\n'), &tx, &AtomicBool::new(false));
     }
 }

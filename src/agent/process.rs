@@ -5,7 +5,9 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -39,6 +41,9 @@ const DROP_GRACE: Duration = Duration::from_millis(200);
 /// log to be complete, before leaving them be.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
 
+/// Longest [`AgentProcess::try_recv_settled`] waits for the lines of one read.
+const SETTLE_LIMIT: Duration = Duration::from_millis(100);
+
 /// Pause between checks while waiting for a process to exit.
 const TICK: Duration = Duration::from_millis(5);
 
@@ -61,6 +66,8 @@ pub struct AgentProcess {
     pgid: i32,
     input: Input,
     lines: Receiver<Received>,
+    /// Set while the stdout thread hands over the lines of one read.
+    pumping: Arc<AtomicBool>,
     stderr_thread: Option<JoinHandle<()>>,
     shut_down: bool,
 }
@@ -131,6 +138,7 @@ impl AgentProcess {
             pgid,
             input: stdin.map_or(Input::Closed, Input::Open),
             lines,
+            pumping: Arc::new(AtomicBool::new(false)),
             stderr_thread: None,
             shut_down: false,
         };
@@ -142,9 +150,10 @@ impl AgentProcess {
             set_nonblocking(stdin).map_err(setup)?;
         }
         if let Some(stdout) = stdout {
+            let pumping = Arc::clone(&agent.pumping);
             thread::Builder::new()
                 .name(format!("agent-{pgid}-stdout"))
-                .spawn(move || pump_lines(stdout, &sender))
+                .spawn(move || pump_lines(stdout, &sender, &pumping))
                 .map_err(setup)?;
         }
         if let Some(stderr) = stderr {
@@ -242,6 +251,27 @@ impl AgentProcess {
             Ok(received) => Some(received),
             Err(mpsc::TryRecvError::Empty) => None,
             Err(mpsc::TryRecvError::Disconnected) => Some(Received::Closed),
+        }
+    }
+
+    /// Like [`try_recv`](Self::try_recv), but when nothing is queued while the stdout
+    /// thread is still handing over the lines of one read, waits for them (at most
+    /// [`SETTLE_LIMIT`]). Lines the agent wrote at once are so seen together: a second
+    /// `bestmove` written with the first is noticed before the next `go` is sent, not
+    /// taken for its answer.
+    pub fn try_recv_settled(&mut self) -> Option<Received> {
+        let until = Instant::now() + SETTLE_LIMIT;
+        loop {
+            // Read the flag first: once it is clear, every line of earlier reads is
+            // already queued.
+            let pumping = self.pumping.load(Ordering::SeqCst);
+            if let Some(received) = self.try_recv() {
+                return Some(received);
+            }
+            if !pumping || Instant::now() >= until {
+                return None;
+            }
+            thread::yield_now();
         }
     }
 

@@ -267,7 +267,7 @@ impl Session {
         // Only about what can have queued up: an agent printing without end would
         // otherwise keep this loop going forever. The rest is read with the answer.
         for _ in 0..LATE_LINES {
-            let Some(received) = self.process.try_recv() else { break };
+            let Some(received) = self.process.try_recv_settled() else { break };
             match received {
                 Received::Line(line) => {
                     self.log('<', &line);
