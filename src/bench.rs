@@ -124,30 +124,8 @@ fn match_figures(exe: &str, dir: &Path, game: GameId, options: &Options, games: 
     let mut thought = Duration::ZERO;
     let mut records = Vec::new();
     for k in 0..games {
-        let path = dir.join(format!("{game}-{}-{k}.jsonl", options.to_string().replace([' ', '='], "_")));
-        let agents = (0..seats)
-            .map(|s| SeatAgent {
-                spec: AgentSpec::new(format!("{exe} agent random --seed {}", Rng::derive(k as u64, s as u64))),
-                options: Vec::new(),
-            })
-            .collect();
-        let config = MatchConfig {
-            game,
-            options: options.clone(),
-            state: None,
-            agents,
-            control: TimeControl::PerMove(Duration::from_secs(30)),
-            margin: Duration::from_millis(50),
-            startup: Duration::from_secs(10),
-            quit_grace: Duration::from_secs(1),
-            seed: k as u64,
-            record: path.clone(),
-            log_dir: None,
-            resume: false,
-            durability: Durability::Game,
-            agent_cwd: AgentCwd::Inherit,
-            opening: Vec::new(),
-        };
+        let config = bench_config(exe, dir, game, options, k as u64, seats);
+        let path = config.record.clone();
         // From the first action to the last: start-up and shut-down of the agents
         // are not per-action costs.
         let (mut first, mut last, mut counted) = (None, None, 0u64);
@@ -205,25 +183,62 @@ fn rss_kib() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// (e) memory added per concurrent game: `n` games of Telka held open at once.
-fn memory_per_game(n: usize) -> f64 {
-    let options = Options::parse(["players=4"]).expect("valid");
+/// (e) resident memory the referee adds per concurrent match: `n` Telka matches with
+/// built-in agents run at once in threads, the peak resident size is sampled, and
+/// the growth over the idle size is divided by `n` (the agents' own processes are
+/// not the referee's memory).
+fn memory_per_game(exe: &str, dir: &Path, n: usize) -> std::io::Result<f64> {
     let before = rss_kib();
-    let games: Vec<_> = (0..n)
-        .map(|_| {
-            let mut g = GameId::Telka.create(&options, None).expect("valid");
-            let mut rng = Rng::new(3);
-            for _ in 0..100 {
-                let Turn::Act { seat, .. } = g.turn() else { break };
-                let legal = g.legal_actions();
-                let _ = g.play(seat, &legal[rng.below(legal.len())]);
-            }
-            g
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut peak = before;
+    std::thread::scope(|scope| -> std::io::Result<()> {
+        let mut handles = Vec::new();
+        for k in 0..n {
+            let done = &done;
+            handles.push(scope.spawn(move || {
+                let config = bench_config(exe, dir, GameId::Telka, &Options::new(), 1000 + k as u64, 2);
+                let result = play_match(&config, &mut |_| {});
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                result.map(|_| ()).map_err(std::io::Error::other)
+            }));
+        }
+        while done.load(std::sync::atomic::Ordering::SeqCst) < n {
+            peak = peak.max(rss_kib());
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for h in handles {
+            h.join().expect("bench thread")?;
+        }
+        Ok(())
+    })?;
+    Ok((peak - before).max(0.0) / n as f64)
+}
+
+/// A match of built-in random agents for the bench.
+fn bench_config(exe: &str, dir: &Path, game: GameId, options: &Options, seed: u64, seats: usize) -> MatchConfig {
+    let agents = (0..seats)
+        .map(|s| SeatAgent {
+            spec: AgentSpec::new(format!("{exe} agent random --seed {}", Rng::derive(seed, s as u64))),
+            options: Vec::new(),
         })
         .collect();
-    let after = rss_kib();
-    drop(games);
-    (after - before).max(0.0) / n as f64
+    MatchConfig {
+        game,
+        options: options.clone(),
+        state: None,
+        agents,
+        control: TimeControl::PerMove(Duration::from_secs(30)),
+        margin: Duration::from_millis(50),
+        startup: Duration::from_secs(10),
+        quit_grace: Duration::from_secs(1),
+        seed,
+        record: dir.join(format!("{game}-{}-{seed}.jsonl", options.to_string().replace([' ', '='], "_"))),
+        log_dir: None,
+        resume: false,
+        durability: Durability::Game,
+        agent_cwd: AgentCwd::Inherit,
+        opening: Vec::new(),
+    }
 }
 
 /// Runs every measurement; `quick` plays fewer games.
@@ -236,12 +251,13 @@ pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
         let options = Options::parse(opts).expect("valid options");
         games.push(match_figures(exe, &dir, game, &options, if quick { 1 } else { 4 }, pipe)?);
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(Figures {
+    let figures = Figures {
         pipe_round_trip_us: pipe,
         games,
-        kib_per_concurrent_game: memory_per_game(if quick { 100 } else { 1000 }),
-    })
+        kib_per_concurrent_game: memory_per_game(exe, &dir, if quick { 4 } else { 16 })?,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(figures)
 }
 
 impl Figures {
@@ -265,7 +281,7 @@ impl Figures {
                 g.verify_actions_per_s
             ));
         }
-        t.push_str(&format!("memory per concurrent game (4-player Telka): {:.1} KiB\n", self.kib_per_concurrent_game));
+        t.push_str(&format!("memory per concurrent match (2-player Telka, referee only): {:.1} KiB\n", self.kib_per_concurrent_game));
         t
     }
 }
