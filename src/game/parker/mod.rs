@@ -222,7 +222,7 @@ impl Game for ParkerGame {
         if moves.is_empty() {
             return vec![Action::Pass.to_string()];
         }
-        moves.iter().map(Action::to_string).collect()
+        moves.iter().map(Action::text).collect()
     }
 
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {

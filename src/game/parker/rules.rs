@@ -54,20 +54,34 @@ impl Action {
     }
 }
 
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Action {
+    /// The R-B9 text, built without the formatting machinery: legal lists run to
+    /// thousands of chains, and this is most of their cost.
+    pub fn text(&self) -> String {
         match self {
-            Action::Pass => f.write_str("pass"),
+            Action::Pass => "pass".to_string(),
             Action::Path(points) => {
+                let mut s = String::with_capacity(points.len() * 4);
                 for (i, p) in points.iter().enumerate() {
                     if i > 0 {
-                        f.write_str("-")?;
+                        s.push('-');
                     }
-                    write!(f, "{p}")?;
+                    s.push((b'a' + p.x() as u8) as char);
+                    let rank = p.y() as u8 + 1;
+                    if rank >= 10 {
+                        s.push('1');
+                    }
+                    s.push((b'0' + rank % 10) as char);
                 }
-                Ok(())
+                s
             }
         }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
     }
 }
 
