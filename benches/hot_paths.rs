@@ -10,7 +10,9 @@ use std::hint::black_box;
 
 /// A game of `id` after `plies` random correct actions.
 fn midgame(id: GameId, options: &[&str], plies: usize) -> Box<dyn Game> {
-    let mut g = id.create(&Options::parse(options.iter().copied()).unwrap(), None).unwrap();
+    let mut g = id
+        .create(&Options::parse(options.iter().copied()).unwrap(), None)
+        .unwrap();
     let mut rng = Rng::new(11);
     for _ in 0..plies {
         let Turn::Act { seat, .. } = g.turn() else { break };
@@ -27,15 +29,21 @@ fn bench_game(c: &mut Criterion, name: &str, id: GameId, options: &[&str], plies
     let g = midgame(id, options, plies);
     let Turn::Act { seat, .. } = g.turn() else { return };
     let action = g.correct_actions()[0].clone();
-    c.bench_function(&format!("{name}/legal"), |b| b.iter(|| black_box(g.legal_actions())));
+    c.bench_function(&format!("{name}/legal"), |b| {
+        b.iter(|| black_box(g.legal_actions()))
+    });
     c.bench_function(&format!("{name}/play"), |b| {
         b.iter(|| {
             let mut copy = g.boxed_clone();
             black_box(copy.play(seat, black_box(&action)).unwrap())
         })
     });
-    c.bench_function(&format!("{name}/clone"), |b| b.iter(|| black_box(g.boxed_clone())));
-    c.bench_function(&format!("{name}/view"), |b| b.iter(|| black_box(g.view(Seat::new(1).unwrap()))));
+    c.bench_function(&format!("{name}/clone"), |b| {
+        b.iter(|| black_box(g.boxed_clone()))
+    });
+    c.bench_function(&format!("{name}/view"), |b| {
+        b.iter(|| black_box(g.view(Seat::new(1).unwrap())))
+    });
 }
 
 fn games(c: &mut Criterion) {
@@ -58,7 +66,9 @@ fn record_line(c: &mut Criterion) {
         think_ms: Some(3),
         clock_ms: Some(9_870),
     });
-    c.bench_function("record/seal", |b| b.iter(|| black_box(seal(GENESIS, black_box(&line)))));
+    c.bench_function("record/seal", |b| {
+        b.iter(|| black_box(seal(GENESIS, black_box(&line))))
+    });
 }
 
 criterion_group!(benches, games, record_line);

@@ -69,7 +69,10 @@ fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
 
 /// (a) µs per line round trip with `cat`, over `n` round trips.
 pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
-    let mut child = Command::new("cat").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
     let mut input = child.stdin.take().expect("piped");
     let mut output = BufReader::new(child.stdout.take().expect("piped"));
     let line = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0\n";
@@ -117,7 +120,14 @@ fn legal_generation(game: GameId, options: &Options, positions: usize) -> f64 {
 }
 
 /// Plays `games` matches of one configuration with built-in agents and measures.
-fn match_figures(exe: &str, dir: &Path, game: GameId, options: &Options, games: usize, pipe: f64) -> std::io::Result<GameFigures> {
+fn match_figures(
+    exe: &str,
+    dir: &Path,
+    game: GameId,
+    options: &Options,
+    games: usize,
+    pipe: f64,
+) -> std::io::Result<GameFigures> {
     let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
     let mut actions = 0u64;
     let mut wall = Duration::ZERO;
@@ -215,10 +225,20 @@ fn memory_per_game(exe: &str, dir: &Path, n: usize) -> std::io::Result<f64> {
 }
 
 /// A match of built-in random agents for the bench.
-fn bench_config(exe: &str, dir: &Path, game: GameId, options: &Options, seed: u64, seats: usize) -> MatchConfig {
+fn bench_config(
+    exe: &str,
+    dir: &Path,
+    game: GameId,
+    options: &Options,
+    seed: u64,
+    seats: usize,
+) -> MatchConfig {
     let agents = (0..seats)
         .map(|s| SeatAgent {
-            spec: AgentSpec::new(format!("{exe} agent random --seed {}", Rng::derive(seed, s as u64))),
+            spec: AgentSpec::new(format!(
+                "{exe} agent random --seed {}",
+                Rng::derive(seed, s as u64)
+            )),
             options: Vec::new(),
         })
         .collect();
@@ -232,7 +252,10 @@ fn bench_config(exe: &str, dir: &Path, game: GameId, options: &Options, seed: u6
         startup: Duration::from_secs(10),
         quit_grace: Duration::from_secs(1),
         seed,
-        record: dir.join(format!("{game}-{}-{seed}.jsonl", options.to_string().replace([' ', '='], "_"))),
+        record: dir.join(format!(
+            "{game}-{}-{seed}.jsonl",
+            options.to_string().replace([' ', '='], "_")
+        )),
         log_dir: None,
         resume: false,
         durability: Durability::Game,
@@ -249,7 +272,14 @@ pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
     let mut games = Vec::new();
     for (game, opts) in configurations() {
         let options = Options::parse(opts).expect("valid options");
-        games.push(match_figures(exe, &dir, game, &options, if quick { 1 } else { 4 }, pipe)?);
+        games.push(match_figures(
+            exe,
+            &dir,
+            game,
+            &options,
+            if quick { 1 } else { 4 },
+            pipe,
+        )?);
     }
     let figures = Figures {
         pipe_round_trip_us: pipe,
@@ -281,7 +311,10 @@ impl Figures {
                 g.verify_actions_per_s
             ));
         }
-        t.push_str(&format!("memory per concurrent match (2-player Telka, referee only): {:.1} KiB\n", self.kib_per_concurrent_game));
+        t.push_str(&format!(
+            "memory per concurrent match (2-player Telka, referee only): {:.1} KiB\n",
+            self.kib_per_concurrent_game
+        ));
         t
     }
 }

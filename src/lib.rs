@@ -3,14 +3,14 @@
 //! controller protocol for harnesses, and writes hash-chained game records.
 
 pub mod agent;
+pub mod bench;
 pub mod builtin;
 pub mod cli;
 pub mod clock;
 pub mod game;
+pub mod pbm;
 pub mod protocol;
 pub mod record;
 pub mod referee;
 pub mod rng;
 pub mod tournament;
-pub mod pbm;
-pub mod bench;

@@ -145,7 +145,9 @@ impl Open {
         let salt_path = side(path, ".salt");
         let salt = match &replay.revealed {
             Some(s) => Some(s.clone()),
-            None => std::fs::read_to_string(&salt_path).ok().map(|s| s.trim().to_string()),
+            None => std::fs::read_to_string(&salt_path)
+                .ok()
+                .map(|s| s.trim().to_string()),
         };
         Ok(Open {
             path: path.to_path_buf(),
@@ -157,7 +159,10 @@ impl Open {
 
     fn salt(&self) -> Result<&str, PbmError> {
         self.salt.as_deref().ok_or_else(|| {
-            PbmError::Io(format!("{}: the game's secret salt file is missing", side(&self.path, ".salt").display()))
+            PbmError::Io(format!(
+                "{}: the game's secret salt file is missing",
+                side(&self.path, ".salt").display()
+            ))
         })
     }
 
@@ -191,7 +196,9 @@ pub fn new_game(
     names: &[String],
 ) -> Result<Vec<Message>, PbmError> {
     let id = GameId::parse(game).map_err(|e| PbmError::Usage(e.to_string()))?;
-    let g = id.create(options, None).map_err(|e| PbmError::Usage(e.to_string()))?;
+    let g = id
+        .create(options, None)
+        .map_err(|e| PbmError::Usage(e.to_string()))?;
     if names.len() != g.seat_count() {
         return Err(PbmError::Usage(format!(
             "{} --seat names for a game of {} seats",
@@ -202,7 +209,10 @@ pub fn new_game(
     let _lock = lock(path)?;
     // Checked under the lock, so two `new` on one path cannot both pass.
     if path.exists() {
-        return Err(PbmError::Usage(format!("{} already exists; nothing is overwritten", path.display())));
+        return Err(PbmError::Usage(format!(
+            "{} already exists; nothing is overwritten",
+            path.display()
+        )));
     }
     let salt_path = side(path, ".salt");
     // A salt without its record is left by a `new` that died before the record was
@@ -212,13 +222,19 @@ pub fn new_game(
         _ => {}
     }
     let salt = fresh_salt()?;
-    let mut f = OpenOptions::new().write(true).create_new(true).open(&salt_path).map_err(io(&salt_path))?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&salt_path)
+        .map_err(io(&salt_path))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let _ = f.set_permissions(std::fs::Permissions::from_mode(0o600));
     }
-    writeln!(f, "{salt}").and_then(|_| f.sync_all()).map_err(io(&salt_path))?;
+    writeln!(f, "{salt}")
+        .and_then(|_| f.sync_all())
+        .map_err(io(&salt_path))?;
     let header = Header {
         format: FORMAT,
         referee: env!("CARGO_PKG_VERSION").to_string(),
@@ -282,7 +298,10 @@ pub fn view(path: &Path, seat: Seat) -> Result<Message, PbmError> {
 
 fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), PbmError> {
     if seat.number() > game.seat_count() {
-        return Err(PbmError::Usage(format!("seat {seat} does not exist: the game has {} seats", game.seat_count())));
+        return Err(PbmError::Usage(format!(
+            "seat {seat} does not exist: the game has {} seats",
+            game.seat_count()
+        )));
     }
     Ok(())
 }
@@ -300,7 +319,11 @@ fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, PbmError> {
     let _ = writeln!(t, "game: {} {}", h.game, h.options);
     let _ = writeln!(t, "you: seat {seat}, {}", game.seat_label(seat));
     // R-S1: the chain hash covers hidden facts, so seats get it salted.
-    let _ = writeln!(t, "record: line {last}, hash {}", salted_digest(salt, "chain", &chain[last - 1]));
+    let _ = writeln!(
+        t,
+        "record: line {last}, hash {}",
+        salted_digest(salt, "chain", &chain[last - 1])
+    );
     for line in &open.replay.lines {
         if let Line::Commit(c) = line {
             let _ = writeln!(t, "commitment: {}", c.commitment);
@@ -429,7 +452,9 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
 pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
     update(path, seat, |game| {
         if game.outcome().is_some() {
-            return Err(PbmError::Rejected("rejected, nothing changed: the game is over".into()));
+            return Err(PbmError::Rejected(
+                "rejected, nothing changed: the game is over".into(),
+            ));
         }
         let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
         if played.events.is_empty() {
@@ -485,7 +510,9 @@ fn update(
     }
     rewrite(path, &open.replay.header, &lines)?;
     let open = Open::read(path)?;
-    Seat::all(game.seat_count()).map(|s| message(&open, s, before)).collect()
+    Seat::all(game.seat_count())
+        .map(|s| message(&open, s, before))
+        .collect()
 }
 
 /// The hidden data committed to in `lines`, recomputed by replaying them.
@@ -548,18 +575,27 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                 view: None,
             });
         } else if l == END {
-            let m = cur.take().ok_or(format!("transcript line {n}: end without a start"))?;
+            let m = cur
+                .take()
+                .ok_or(format!("transcript line {n}: end without a start"))?;
             if m.line == 0 || m.hash.is_empty() {
                 return Err(format!("transcript line {n}: a message without its record line"));
             }
             out.push(m);
         } else if let Some(m) = cur.as_mut() {
             if let Some(rest) = l.strip_prefix("record: line ") {
-                let (line, hash) = rest.split_once(", hash ").ok_or(format!("transcript line {n}: bad record line"))?;
-                m.line = line.parse().map_err(|_| format!("transcript line {n}: bad line number"))?;
+                let (line, hash) = rest
+                    .split_once(", hash ")
+                    .ok_or(format!("transcript line {n}: bad record line"))?;
+                m.line = line
+                    .parse()
+                    .map_err(|_| format!("transcript line {n}: bad line number"))?;
                 m.hash = hash.trim().to_string();
             } else if let Some(rest) = l.strip_prefix("since line ") {
-                m.since = rest.trim_end_matches(':').parse().map_err(|_| format!("transcript line {n}: bad since"))?;
+                m.since = rest
+                    .trim_end_matches(':')
+                    .parse()
+                    .map_err(|_| format!("transcript line {n}: bad since"))?;
             } else if let Some(rest) = l.strip_prefix("  event ") {
                 m.events.push(rest.to_string());
             } else if let Some(rest) = l.strip_prefix("commitment: ") {
@@ -581,11 +617,9 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
 /// missing.
 pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, Vec<String>> {
     let open = Open::read(path).map_err(|e| vec![e.to_string()])?;
-    let salt = open
-        .replay
-        .revealed
-        .clone()
-        .ok_or_else(|| vec!["the record has not revealed its salt yet: audit after the game ends".to_string()])?;
+    let salt = open.replay.revealed.clone().ok_or_else(|| {
+        vec!["the record has not revealed its salt yet: audit after the game ends".to_string()]
+    })?;
     let chain = &open.chain;
     let messages = parse_transcript(transcript).map_err(|e| vec![e])?;
     let told = told_by_line(&open.replay);
@@ -599,18 +633,27 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
     let mut events = 0;
     let mut mine: Vec<&Parsed> = messages.iter().filter(|m| m.seat == seat.number()).collect();
     if mine.len() != messages.len() {
-        problems.push(format!("{} messages are addressed to another seat", messages.len() - mine.len()));
+        problems.push(format!(
+            "{} messages are addressed to another seat",
+            messages.len() - mine.len()
+        ));
     }
     mine.sort_by_key(|m| (m.line, m.since));
     for m in &mine {
         let at = format!("message up to line {}", m.line);
         match chain.get(m.line.wrapping_sub(1)) {
             Some(h) if salted_digest(&salt, "chain", h) == m.hash => {}
-            Some(_) => problems.push(format!("{at}: its record hash is not the record's (the record was changed)")),
+            Some(_) => problems.push(format!(
+                "{at}: its record hash is not the record's (the record was changed)"
+            )),
             None => problems.push(format!("{at}: the record has no line {}", m.line)),
         }
         if m.since > covered {
-            problems.push(format!("a message is missing: nothing told lines {}..{}", covered + 1, m.since));
+            problems.push(format!(
+                "a message is missing: nothing told lines {}..{}",
+                covered + 1,
+                m.since
+            ));
         }
         covered = covered.max(m.line);
         let expected: Vec<String> = told
@@ -619,7 +662,10 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
             .flat_map(|(_, t)| told_to(t, seat).iter().map(|e| e.text().to_string()))
             .collect();
         if expected != m.events {
-            problems.push(format!("{at}: the events told are not what the rules give: told {:?}, rules {:?}", m.events, expected));
+            problems.push(format!(
+                "{at}: the events told are not what the rules give: told {:?}, rules {:?}",
+                m.events, expected
+            ));
         }
         events += m.events.len();
         if let (Some(told_v), Some(real)) = (&m.view, views.get(m.line.wrapping_sub(1))) {
@@ -636,9 +682,14 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
         }
     }
     if covered < chain.len() {
-        let last_told = told.iter().filter(|(n, t)| *n > covered && !told_to(t, seat).is_empty()).count();
+        let last_told = told
+            .iter()
+            .filter(|(n, t)| *n > covered && !told_to(t, seat).is_empty())
+            .count();
         if last_told > 0 {
-            problems.push(format!("a message is missing: lines after {covered} were never told"));
+            problems.push(format!(
+                "a message is missing: lines after {covered} were never told"
+            ));
         }
     }
     // The record itself was verified when read: the commitment opens to the revealed

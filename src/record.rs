@@ -287,7 +287,9 @@ fn split_sealed(text: &str) -> Option<(&str, &str)> {
     }
     let (head, tail) = text.split_at(text.len() - SUFFIX_LEN);
     let hash = tail.strip_prefix(",\"hash\":\"")?.strip_suffix("\"}")?;
-    hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)).then_some((head, hash))
+    hash.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        .then_some((head, hash))
 }
 
 /// The hash stored at the end of a sealed line.
@@ -342,8 +344,7 @@ pub struct Replay {
 
 /// Reads a record file and replays it, stopping at the first bad line.
 pub fn replay_file(path: &Path) -> Result<Replay, RecordError> {
-    let file =
-        File::open(path).map_err(|e| RecordError::at(0, format!("cannot open: {e}")))?;
+    let file = File::open(path).map_err(|e| RecordError::at(0, format!("cannot open: {e}")))?;
     replay(io::BufReader::new(file))
 }
 
@@ -377,8 +378,8 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             break;
         }
         let text = std::str::from_utf8(&raw).map_err(|_| RecordError::at(n, "not UTF-8"))?;
-        let (head, stored) =
-            split_sealed(text).ok_or_else(|| RecordError::at(n, "no trailing \"hash\" member of 64 hex digits"))?;
+        let (head, stored) = split_sealed(text)
+            .ok_or_else(|| RecordError::at(n, "no trailing \"hash\" member of 64 hex digits"))?;
         let computed = {
             let mut h = Sha256::new();
             h.update(prev.as_bytes());
@@ -427,10 +428,16 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
                 }
                 if let Some((committed, data)) = &commitment {
                     if r.data.as_deref() != Some(data.as_str()) {
-                        return Err(RecordError::at(n, "the revealed data is not the game's hidden part at the commitment"));
+                        return Err(RecordError::at(
+                            n,
+                            "the revealed data is not the game's hidden part at the commitment",
+                        ));
                     }
                     if salted_digest(&r.salt, "commit", data) != *committed {
-                        return Err(RecordError::at(n, "the commitment does not open to the revealed salt and data"));
+                        return Err(RecordError::at(
+                            n,
+                            "the commitment does not open to the revealed salt and data",
+                        ));
                     }
                 }
                 revealed = Some(r.salt.clone());

@@ -10,8 +10,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use referee::agent::{
-    kill_all_agents, process_group_alive, AgentError, AgentProcess, AgentSpec, Received,
-    STDERR_LOG_LIMIT,
+    kill_all_agents, process_group_alive, AgentError, AgentProcess, AgentSpec, Received, STDERR_LOG_LIMIT,
 };
 
 /// `kill_all_agents` kills every agent in this process, so the test that calls it
@@ -19,15 +18,11 @@ use referee::agent::{
 static AGENTS: RwLock<()> = RwLock::new(());
 
 fn shared() -> RwLockReadGuard<'static, ()> {
-    AGENTS
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    AGENTS.read().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn exclusive() -> RwLockWriteGuard<'static, ()> {
-    AGENTS
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    AGENTS.write().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Far above any honest duration here; only a hang gets near it.
@@ -98,10 +93,7 @@ fn send_refuses_a_message_that_is_not_one_line() {
 fn crash_reports_closed_and_a_failing_status() {
     let _lock = shared();
     let mut agent = start(&bot("crash"));
-    assert_eq!(
-        agent.recv(Instant::now() + HANG_BOUND),
-        line("id name crash")
-    );
+    assert_eq!(agent.recv(Instant::now() + HANG_BOUND), line("id name crash"));
     assert_eq!(agent.recv(Instant::now() + HANG_BOUND), Received::Closed);
     assert!(eventually(|| agent.exit_status().is_some()));
     let status = agent.exit_status().unwrap();
@@ -153,10 +145,7 @@ fn info_flood_cannot_postpone_the_deadline() {
             Received::Timeout => break,
             other => panic!("unexpected {other:?}"),
         }
-        assert!(
-            started.elapsed() < HANG_BOUND,
-            "flood postponed the deadline"
-        );
+        assert!(started.elapsed() < HANG_BOUND, "flood postponed the deadline");
     }
     assert!(infos > 0);
     agent.shutdown(Duration::from_millis(200));

@@ -67,7 +67,9 @@ impl AgentSpec {
             command: command.into(),
             working_dir: None,
             stderr_log: None,
-            env: std::env::var("PATH").map(|p| vec![("PATH".to_string(), p)]).unwrap_or_default(),
+            env: std::env::var("PATH")
+                .map(|p| vec![("PATH".to_string(), p)])
+                .unwrap_or_default(),
             limits: Limits::default(),
         }
     }

@@ -191,7 +191,11 @@ impl AgentProcess {
     }
 
     /// [`AgentProcess::send_all`] with an explicit deadline.
-    pub fn send_all_until<S: AsRef<str>>(&mut self, lines: &[S], deadline: Instant) -> Result<(), AgentError> {
+    pub fn send_all_until<S: AsRef<str>>(
+        &mut self,
+        lines: &[S],
+        deadline: Instant,
+    ) -> Result<(), AgentError> {
         if lines.iter().any(|l| l.as_ref().contains(['\n', '\r'])) {
             return Err(AgentError::NotOneLine);
         }
@@ -362,7 +366,10 @@ fn seal_inherited_fds() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let fds: Vec<i32> = match std::fs::read_dir("/proc/self/fd") {
-            Ok(dir) => dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect(),
+            Ok(dir) => dir
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect(),
             Err(_) => (3..1024).collect(),
         };
         for fd in fds.into_iter().filter(|&fd| fd > 2) {

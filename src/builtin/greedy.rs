@@ -25,7 +25,11 @@ fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
     let players = t.options.int("players", 2, 2..=4).ok()? as usize;
     let per_player = t.options.int("colors-per-player", 1, 1..=2).ok()? as usize;
     let table = table::Table::new(players, per_player).ok()?;
-    let variant = if t.game == GameId::Telka { Variant::Telka } else { Variant::PegChow };
+    let variant = if t.game == GameId::Telka {
+        Variant::Telka
+    } else {
+        Variant::PegChow
+    };
     let (pos, _) = state::parse(view, &table).ok()?;
     let mover = pos.to_move;
     // Legal lists run to thousands of chains in crowded positions: price every point
@@ -36,7 +40,9 @@ fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
             .iter()
             .map(|text| {
                 let mut next = pos.clone();
-                let Ok(action) = Action::parse(text) else { return i64::MIN };
+                let Ok(action) = Action::parse(text) else {
+                    return i64::MIN;
+                };
                 let gain = match &action {
                     Action::Path(points) => cost[points[0].index()] - cost[points[points.len() - 1].index()],
                     Action::Pass => 0,
@@ -61,7 +67,10 @@ fn point_cost(variant: Variant, colour: Colour, p: Point) -> i64 {
         // Every point must be filled: inside the home go deep, so later counters find
         // the points near the entrance free; outside, any home point is ahead.
         Variant::PegChow if home_distance == 0 => {
-            let corner = target.home_points().max_by_key(|p| far_from_centre(*p)).expect("12 points");
+            let corner = target
+                .home_points()
+                .max_by_key(|p| far_from_centre(*p))
+                .expect("12 points");
             chebyshev(p, corner)
         }
         Variant::PegChow => 4 + 2 * home_distance,

@@ -12,13 +12,23 @@ use crate::game::idoubtit::state;
 use crate::rng::Rng;
 
 /// Picks an action from a view, or `None` if the view makes no sense.
-pub(super) fn choose(strategy: Strategy, variant: Variant, view: &str, events: &[String], rng: &mut Rng) -> Option<String> {
+pub(super) fn choose(
+    strategy: Strategy,
+    variant: Variant,
+    view: &str,
+    events: &[String],
+    rng: &mut Rng,
+) -> Option<String> {
     let pos = state::parse(view, variant, true).ok()?;
     let side = pos.to_act;
     let all = pos.well_formed_actions();
     let pick = |list: &[Action], rng: &mut Rng| (!list.is_empty()).then(|| list[rng.below(list.len())]);
     let action = match (pos.phase, strategy) {
-        (Phase::Respond, Strategy::Random) => Some(if rng.below(2) == 0 { Action::Doubt } else { Action::Accept }),
+        (Phase::Respond, Strategy::Random) => Some(if rng.below(2) == 0 {
+            Action::Doubt
+        } else {
+            Action::Accept
+        }),
         // Accepting loses for sure; a doubt loses only if the capture was correct.
         (Phase::Respond, Strategy::Greedy) => Some(Action::Doubt),
         (Phase::Place, Strategy::Random) => pick(&all, rng),
@@ -66,7 +76,9 @@ fn best(list: &[Action], rng: &mut Rng, score: impl Fn(&Action) -> i32) -> Optio
 
 /// Placement preferences: the king in a back corner, pawns in front, the rest behind.
 fn placement_score(pos: &Position, side: Side, action: &Action) -> i32 {
-    let Action::Place { kind, to } = *action else { return 0 };
+    let Action::Place { kind, to } = *action else {
+        return 0;
+    };
     let owner = pos.variant.placed_for(side);
     let board = pos.board();
     let rank = owner.relative_rank(to.rank, board) as i32;
@@ -109,7 +121,9 @@ fn could_move(pos: &Position, from: Square, to: Square, known: Option<Kind>) -> 
         Some(k) if k != Kind::Unknown => vec![k],
         _ => board.kinds().to_vec(),
     };
-    let Some(original) = pos.at(from) else { return false };
+    let Some(original) = pos.at(from) else {
+        return false;
+    };
     let mut probe = pos.clone();
     kinds.iter().any(|&kind| {
         [false, board == BoardKind::Shogi].into_iter().any(|promoted| {

@@ -21,11 +21,20 @@ pub(super) struct Memory {
 }
 
 /// Picks a move (or the forced `pass`) from a view.
-pub(super) fn choose(strategy: Strategy, seats: usize, view: &str, memory: &mut Memory, rng: &mut Rng) -> Option<String> {
+pub(super) fn choose(
+    strategy: Strategy,
+    seats: usize,
+    view: &str,
+    memory: &mut Memory,
+    rng: &mut Rng,
+) -> Option<String> {
     let (pos, seen) = state::parse(view, seats, true).ok()?;
     let me = pos.to_move;
     // Forget kings of seats that are out, and kings no longer where we last saw them.
-    memory.kings.retain(|s, sq| !pos.out.contains(s) && (!seen[sq.index()] || pos.at(*sq).is_some_and(|p| p.kind == Kind::King && p.owner == *s)));
+    memory.kings.retain(|s, sq| {
+        !pos.out.contains(s)
+            && (!seen[sq.index()] || pos.at(*sq).is_some_and(|p| p.kind == Kind::King && p.owner == *s))
+    });
     for sq in pos.all_squares() {
         if let Some(p) = pos.at(sq).filter(|p| p.kind == Kind::King && p.owner != me) {
             memory.kings.insert(p.owner, sq);
@@ -61,7 +70,12 @@ pub(super) fn choose(strategy: Strategy, seats: usize, view: &str, memory: &mut 
             };
             let scores: Vec<i64> = moves.iter().map(score).collect();
             let best = *scores.iter().max()?;
-            let tops: Vec<&Move> = moves.iter().zip(&scores).filter(|(_, s)| **s == best).map(|(m, _)| m).collect();
+            let tops: Vec<&Move> = moves
+                .iter()
+                .zip(&scores)
+                .filter(|(_, s)| **s == best)
+                .map(|(m, _)| m)
+                .collect();
             *tops[rng.below(tops.len())]
         }
     };

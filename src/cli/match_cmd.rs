@@ -11,8 +11,10 @@ use crate::agent::{AgentSpec, Limits};
 use crate::builtin::Strategy;
 use crate::clock::TimeControl;
 use crate::game::{EndReason, GameId, Options, Seat};
-use crate::referee::{default_record_path, play_match, AgentCwd, MatchConfig, MatchError, Progress, SeatAgent};
 use crate::record::Durability;
+use crate::referee::{
+    default_record_path, play_match, AgentCwd, MatchConfig, MatchError, Progress, SeatAgent,
+};
 use crate::rng::Rng;
 
 /// The time control when none is given.
@@ -119,7 +121,10 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
     let probe = game.create(&options, state.as_deref()).map_err(Failure::usage)?;
     let seats = probe.seat_count();
     if args.agents.len() > seats {
-        return Err(Failure::usage(anyhow!("{} agents given for a game of {seats} seats", args.agents.len())));
+        return Err(Failure::usage(anyhow!(
+            "{} agents given for a game of {seats} seats",
+            args.agents.len()
+        )));
     }
     let recorded_tc = header.as_ref().and_then(|h| h.time_control.clone());
     let control = match (&args.st, &args.tc, &recorded_tc) {
@@ -145,13 +150,18 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
                 .as_ref()
                 .and_then(|h| h.seats.get(seat.index()))
                 .and_then(|s| s.command.clone());
-            let command = args.agents.get(seat.index()).cloned().or(recorded).unwrap_or_else(|| {
-                format!(
-                    "{exe} agent {} --seed {}",
-                    args.fill.name(),
-                    Rng::derive(seed, seat.number() as u64)
-                )
-            });
+            let command = args
+                .agents
+                .get(seat.index())
+                .cloned()
+                .or(recorded)
+                .unwrap_or_else(|| {
+                    format!(
+                        "{exe} agent {} --seed {}",
+                        args.fill.name(),
+                        Rng::derive(seed, seat.number() as u64)
+                    )
+                });
             SeatAgent {
                 spec: AgentSpec::new(command),
                 options: Vec::new(),
@@ -187,7 +197,9 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
             None => (word.clone(), std::env::var(word).unwrap_or_default()),
         };
         if key.is_empty() || key.contains('\0') || value.contains('\0') {
-            return Err(Failure::usage(anyhow!("--env `{word}`: expected KEY=VALUE or KEY")));
+            return Err(Failure::usage(anyhow!(
+                "--env `{word}`: expected KEY=VALUE or KEY"
+            )));
         }
         env.retain(|(k, _)| *k != key);
         env.push((key, value));
@@ -197,7 +209,9 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         cpu_seconds: args.max_cpu,
     };
     if limits.memory_bytes == Some(0) || limits.cpu_seconds == Some(0) {
-        return Err(Failure::usage(anyhow!("--max-memory and --max-cpu must be positive")));
+        return Err(Failure::usage(anyhow!(
+            "--max-memory and --max-cpu must be positive"
+        )));
     }
     for agent in &mut agents {
         agent.spec.env = env.clone();

@@ -67,7 +67,11 @@ fn failure(e: PbmError) -> Failure {
 }
 
 fn show(messages: &[Message]) -> Result<(), Failure> {
-    let text: String = messages.iter().map(|m| m.text.clone()).collect::<Vec<_>>().join("\n");
+    let text: String = messages
+        .iter()
+        .map(|m| m.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n");
     print(&text)
 }
 
@@ -85,7 +89,9 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
         }
         PbmCommand::Status { record } => print(&pbm::status(&record).map_err(failure)?)?,
         PbmCommand::View { record, seat } => show(&[pbm::view(&record, seat).map_err(failure)?])?,
-        PbmCommand::Play { record, seat, action } => show(&pbm::play(&record, seat, &action).map_err(failure)?)?,
+        PbmCommand::Play { record, seat, action } => {
+            show(&pbm::play(&record, seat, &action).map_err(failure)?)?
+        }
         PbmCommand::Resign { record, seat } => show(&pbm::resign(&record, seat).map_err(failure)?)?,
     }
     Ok(EXIT_OK)

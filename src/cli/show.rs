@@ -71,7 +71,9 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
             result = Some(r.clone());
             continue;
         }
-        let Some(played) = record::step(game.as_mut(), line) else { continue };
+        let Some(played) = record::step(game.as_mut(), line) else {
+            continue;
+        };
         let heading = match line {
             Line::Action(a) => match &played.taken {
                 Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),

@@ -138,7 +138,12 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     };
     // Check the schedule before creating anything.
     def.schedule().map_err(Failure::usage)?;
-    let shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(|e| Failure::usage(anyhow!(e)))?;
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(|e| Failure::usage(anyhow!(e)))?;
     let out = args.out.clone().unwrap_or_else(|| {
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -155,7 +160,9 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         env.retain(|(key, _)| *key != k);
         env.push((k, v));
     }
-    let exe = std::env::current_exe().context("cannot find the referee executable").map_err(Failure::failed)?;
+    let exe = std::env::current_exe()
+        .context("cannot find the referee executable")
+        .map_err(Failure::failed)?;
     let opts = RunOptions {
         out: out.clone(),
         concurrency: args.concurrency.max(1),
@@ -186,12 +193,22 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
             if tty {
                 let width = 30;
                 let filled = done * width / total.max(1);
-                eprint!("\r[{}{}] {done}/{total} games  last: {}   ", "#".repeat(filled), ".".repeat(width - filled), who.join(" "));
+                eprint!(
+                    "\r[{}{}] {done}/{total} games  last: {}   ",
+                    "#".repeat(filled),
+                    ".".repeat(width - filled),
+                    who.join(" ")
+                );
                 if done == total {
                     eprintln!();
                 }
             } else {
-                eprintln!("game {done}/{total} (#{}): {} ({})", result.index, who.join(" "), result.reason);
+                eprintln!(
+                    "game {done}/{total} (#{}): {} ({})",
+                    result.index,
+                    who.join(" "),
+                    result.reason
+                );
             }
         }
         Event::SprtDecided(text) => eprintln!("SPRT: {text}; no more games are started"),
@@ -208,9 +225,13 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     let results = match outcome {
         Ok(r) => r,
         // As in `referee match`: an entrant that cannot be started is bad input.
-        Err(e @ TournamentError::Setup(_) | e @ TournamentError::Game { source: MatchError::Agent { .. }, .. }) => {
-            return Err(Failure::usage(e))
-        }
+        Err(
+            e @ TournamentError::Setup(_)
+            | e @ TournamentError::Game {
+                source: MatchError::Agent { .. },
+                ..
+            },
+        ) => return Err(Failure::usage(e)),
         Err(e) => return Err(Failure::failed(e)),
     };
     let summary = tournament::summarize(&def, &results).map_err(Failure::failed)?;
@@ -248,7 +269,10 @@ pub fn merge(args: MergeArgs) -> Result<u8, Failure> {
     } else {
         print(&summary.table())?;
         if summary.finished < summary.scheduled {
-            print(&format!("({} games not played yet)\n", summary.scheduled - summary.finished))?;
+            print(&format!(
+                "({} games not played yet)\n",
+                summary.scheduled - summary.finished
+            ))?;
         }
     }
     Ok(EXIT_OK)

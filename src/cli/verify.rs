@@ -13,8 +13,10 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
             Ok(replay) => {
                 let mut status = match &replay.result {
                     Some(r) => format!("finished: places {:?} by {}", r.places, r.reason),
-                    None => "UNFINISHED: no result line (the game was interrupted; `match --resume` continues it)"
-                        .to_string(),
+                    None => {
+                        "UNFINISHED: no result line (the game was interrupted; `match --resume` continues it)"
+                            .to_string()
+                    }
                 };
                 if let Some(n) = replay.torn {
                     status.push_str(&format!("; line {n} was cut short by a crash and is ignored"));

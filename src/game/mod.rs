@@ -392,7 +392,12 @@ pub enum GameId {
 
 impl GameId {
     /// Every game, in the order help texts list them.
-    pub const ALL: [GameId; 4] = [GameId::PegChow, GameId::Telka, GameId::IDoubtIt, GameId::MultiChess];
+    pub const ALL: [GameId; 4] = [
+        GameId::PegChow,
+        GameId::Telka,
+        GameId::IDoubtIt,
+        GameId::MultiChess,
+    ];
 
     /// The id used on the command line, in records and on the wire.
     pub fn as_str(self) -> &'static str {

@@ -33,7 +33,10 @@ pub fn interrupted() -> bool {
 /// The I/O error the loop stops with once interrupted.
 fn stop_if_interrupted() -> std::io::Result<()> {
     if interrupted() {
-        return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            "interrupted",
+        ));
     }
     Ok(())
 }
@@ -301,7 +304,15 @@ pub fn play_match(
         .collect();
     let mut sessions = Vec::with_capacity(seats);
     let mut scratch = Vec::new();
-    let result = start_and_play(config, game, resumed, &gone, &mut sessions, &mut scratch, progress);
+    let result = start_and_play(
+        config,
+        game,
+        resumed,
+        &gone,
+        &mut sessions,
+        &mut scratch,
+        progress,
+    );
     for dir in scratch {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -335,12 +346,16 @@ fn start_and_play(
         if let Some(dir) = place_agent(&mut spec, config, seat).map_err(place_err)? {
             scratch.push(dir);
         }
-        let transcript = config.log_dir.as_ref().map(|d| d.join(format!("seat{seat}.transcript")));
+        let transcript = config
+            .log_dir
+            .as_ref()
+            .map(|d| d.join(format!("seat{seat}.transcript")));
         if let Some(dir) = &config.log_dir {
-            spec.stderr_log.get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
+            spec.stderr_log
+                .get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
         }
-        let session =
-            Session::start(seat, &spec, transcript.as_deref()).map_err(|source| MatchError::Agent { seat, source })?;
+        let session = Session::start(seat, &spec, transcript.as_deref())
+            .map_err(|source| MatchError::Agent { seat, source })?;
         sessions.push(Some(session));
     }
     let record_err = |source| MatchError::Record {
@@ -432,7 +447,9 @@ impl Table<'_> {
         let options = self.game.options();
         let seat_count = self.game.seat_count();
         let mut failures = Vec::new();
-        self.each_agent(&mut failures, |s, _| s.send_new_game(config.game, seat_count, &options));
+        self.each_agent(&mut failures, |s, _| {
+            s.send_new_game(config.game, seat_count, &options)
+        });
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
         for (seat, failure) in failures {
@@ -440,7 +457,9 @@ impl Table<'_> {
         }
         if self.resumed.is_none() {
             for action in &config.opening {
-                let Turn::Act { seat, .. } = self.game.turn() else { break };
+                let Turn::Act { seat, .. } = self.game.turn() else {
+                    break;
+                };
                 let played = self.game.play(seat, action).map_err(|r| {
                     std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("opening: {r}"))
                 })?;

@@ -189,7 +189,10 @@ impl Session {
     pub fn await_protocolok(&mut self, deadline: Instant) -> Result<(), Failure> {
         self.wait_for(deadline, "protocolok", |_, m| match m {
             FromAgent::ProtocolOk => Some(Ok(())),
-            FromAgent::BestMove(_) => Some(Err(Failure::new(ForfeitKind::Protocol, "bestmove during the handshake"))),
+            FromAgent::BestMove(_) => Some(Err(Failure::new(
+                ForfeitKind::Protocol,
+                "bestmove during the handshake",
+            ))),
             _ => None,
         })
     }
@@ -218,7 +221,10 @@ impl Session {
     pub fn await_readyok(&mut self, deadline: Instant) -> Result<(), Failure> {
         self.wait_for(deadline, "readyok", |_, m| match m {
             FromAgent::ReadyOk => Some(Ok(())),
-            FromAgent::BestMove(_) => Some(Err(Failure::new(ForfeitKind::Protocol, "bestmove when readyok was due"))),
+            FromAgent::BestMove(_) => Some(Err(Failure::new(
+                ForfeitKind::Protocol,
+                "bestmove when readyok was due",
+            ))),
             _ => None,
         })
     }
@@ -267,7 +273,9 @@ impl Session {
         // Only about what can have queued up: an agent printing without end would
         // otherwise keep this loop going forever. The rest is read with the answer.
         for _ in 0..LATE_LINES {
-            let Some(received) = self.process.try_recv_settled() else { break };
+            let Some(received) = self.process.try_recv_settled() else {
+                break;
+            };
             match received {
                 Received::Line(line) => {
                     self.log('<', &line);

@@ -26,7 +26,10 @@ mod option_pairs {
     use std::collections::BTreeMap;
 
     pub fn serialize<S: Serializer>(v: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
-        v.iter().cloned().collect::<BTreeMap<String, String>>().serialize(s)
+        v.iter()
+            .cloned()
+            .collect::<BTreeMap<String, String>>()
+            .serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
@@ -53,23 +56,39 @@ impl Entrant {
         }
         let (mut name, mut cmd, mut dir, mut options) = (None, None, None, Vec::new());
         for w in &words {
-            let (k, v) = w.split_once('=').ok_or_else(|| format!("--agent `{w}`: expected KEY=VALUE"))?;
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| format!("--agent `{w}`: expected KEY=VALUE"))?;
             match k {
                 "name" => name = Some(v.to_string()),
                 "cmd" => cmd = Some(v.to_string()),
                 "dir" => dir = Some(PathBuf::from(v)),
                 _ => match k.strip_prefix("option.") {
                     Some(o) if !o.is_empty() => options.push((o.to_string(), v.to_string())),
-                    _ => return Err(format!("--agent: unknown key `{k}` (name, cmd, dir, option.NAME)")),
+                    _ => {
+                        return Err(format!(
+                            "--agent: unknown key `{k}` (name, cmd, dir, option.NAME)"
+                        ))
+                    }
                 },
             }
         }
-        let cmd = cmd.filter(|c| !c.trim().is_empty()).ok_or("--agent: `cmd=` is empty")?;
+        let cmd = cmd
+            .filter(|c| !c.trim().is_empty())
+            .ok_or("--agent: `cmd=` is empty")?;
         let name = name.unwrap_or_else(|| {
             let w = shell_words::split(&cmd).unwrap_or_default();
-            default_name(w.first().map(String::as_str).unwrap_or("agent"), w.get(1).map(String::as_str))
+            default_name(
+                w.first().map(String::as_str).unwrap_or("agent"),
+                w.get(1).map(String::as_str),
+            )
         });
-        Ok(Entrant { name, cmd, dir, options })
+        Ok(Entrant {
+            name,
+            cmd,
+            dir,
+            options,
+        })
     }
 
     /// Reads entrants from a JSON array or a TOML file of `[[agent]]` tables.
@@ -97,7 +116,13 @@ fn default_name(program: &str, arg: Option<&str>) -> String {
         return b.to_string();
     }
     let interpreters = ["python3", "python", "sh", "bash", "node", "java", "ruby", "perl"];
-    let base = |p: &str| Path::new(p).file_stem().and_then(|s| s.to_str()).unwrap_or(p).to_string();
+    let base = |p: &str| {
+        Path::new(p)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or(p)
+            .to_string()
+    };
     match arg {
         Some(script) if interpreters.contains(&base(program).as_str()) => base(script),
         _ => base(program),
@@ -128,10 +153,18 @@ mod tests {
         assert_eq!(e.dir, Some(PathBuf::from("/tmp")));
         assert_eq!(e.options, vec![("Depth".to_string(), "3".to_string())]);
         assert_eq!(Entrant::parse("builtin:greedy").unwrap().name, "greedy");
-        assert_eq!(Entrant::parse("python3 examples/agents/random_agent.py").unwrap().name, "random_agent");
+        assert_eq!(
+            Entrant::parse("python3 examples/agents/random_agent.py")
+                .unwrap()
+                .name,
+            "random_agent"
+        );
         assert!(Entrant::parse("cmd=").is_err());
         assert!(Entrant::parse("cmd=x bogus=1").is_err());
-        let mut list = vec![Entrant::parse("builtin:random").unwrap(), Entrant::parse("builtin:random").unwrap()];
+        let mut list = vec![
+            Entrant::parse("builtin:random").unwrap(),
+            Entrant::parse("builtin:random").unwrap(),
+        ];
         dedupe_names(&mut list);
         assert_eq!(list[1].name, "random#2");
     }

@@ -233,29 +233,45 @@ impl Definition {
 
     /// Seats per game.
     pub fn seats(&self) -> Result<usize, TournamentError> {
-        let game = self.game_id()?.create(&self.options, None).map_err(|e| TournamentError::Setup(e.to_string()))?;
+        let game = self
+            .game_id()?
+            .create(&self.options, None)
+            .map_err(|e| TournamentError::Setup(e.to_string()))?;
         Ok(game.seat_count())
     }
 
     /// The whole schedule.
     pub fn schedule(&self) -> Result<Vec<Scheduled>, TournamentError> {
-        schedule::build(self.format, self.entrants.len(), self.seats()?, self.games, self.rounds, self.seed)
-            .map_err(TournamentError::Setup)
+        schedule::build(
+            self.format,
+            self.entrants.len(),
+            self.seats()?,
+            self.games,
+            self.rounds,
+            self.seed,
+        )
+        .map_err(TournamentError::Setup)
     }
 
     /// The random opening of a game: `random_plies` correct actions from the seed.
     fn opening(&self, seed: u64) -> Result<Vec<String>, TournamentError> {
-        let mut game = self.game_id()?.create(&self.options, None).map_err(|e| TournamentError::Setup(e.to_string()))?;
+        let mut game = self
+            .game_id()?
+            .create(&self.options, None)
+            .map_err(|e| TournamentError::Setup(e.to_string()))?;
         let mut rng = Rng::new(seed);
         let mut out = Vec::new();
         for _ in 0..self.random_plies {
-            let Turn::Act { seat, .. } = game.turn() else { break };
+            let Turn::Act { seat, .. } = game.turn() else {
+                break;
+            };
             let choices = game.correct_actions();
             if choices.is_empty() {
                 break;
             }
             let action = choices[rng.below(choices.len())].clone();
-            game.play(seat, &action).map_err(|e| TournamentError::Setup(format!("opening: {e}")))?;
+            game.play(seat, &action)
+                .map_err(|e| TournamentError::Setup(format!("opening: {e}")))?;
             out.push(action);
         }
         Ok(out)
@@ -270,7 +286,9 @@ pub fn record_path(out: &Path, index: usize) -> PathBuf {
 /// Reads a finished game's record back into a result; `None` if it is unfinished.
 pub fn read_result(path: &Path, game: &Scheduled) -> Result<Option<GameResult>, String> {
     let replay = record::replay_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let Some(result) = replay.result else { return Ok(None) };
+    let Some(result) = replay.result else {
+        return Ok(None);
+    };
     let forfeits = replay
         .lines
         .iter()
@@ -338,7 +356,10 @@ pub fn run(
         let text = serde_json::to_string_pretty(def).expect("definitions serialise");
         std::fs::write(&meta, text + "\n").map_err(io_err(&meta))?;
     }
-    let mine: Vec<&Scheduled> = schedule.iter().filter(|g| opts.shard.is_none_or(|s| s.contains(g.index))).collect();
+    let mine: Vec<&Scheduled> = schedule
+        .iter()
+        .filter(|g| opts.shard.is_none_or(|s| s.contains(g.index)))
+        .collect();
     let mut results: Vec<GameResult> = Vec::new();
     let mut queue = VecDeque::new();
     for game in &mine {
@@ -378,7 +399,9 @@ pub fn run(
                 if stop.load(Ordering::SeqCst) || crate::referee::interrupted() {
                     break;
                 }
-                let Some(game) = queue.lock().expect("queue lock").pop_front() else { break };
+                let Some(game) = queue.lock().expect("queue lock").pop_front() else {
+                    break;
+                };
                 let outcome = play_one(def, opts, game);
                 if tx.send((game.clone(), outcome)).is_err() {
                     break;
@@ -453,7 +476,8 @@ fn play_one(def: &Definition, opts: &RunOptions, game: &Scheduled) -> Result<Gam
             }
         })
         .collect();
-    let control = TimeControl::parse_recorded(&def.time_control).map_err(|e| TournamentError::Setup(e.to_string()))?;
+    let control =
+        TimeControl::parse_recorded(&def.time_control).map_err(|e| TournamentError::Setup(e.to_string()))?;
     let config = MatchConfig {
         game: id,
         options: def.options.clone(),
@@ -492,7 +516,10 @@ fn sprt_decision(sprt: &Sprt, results: &[GameResult]) -> Option<String> {
 
 /// `a`'s score in a two-seat game against `b`, if they were its two seats.
 fn score(r: &GameResult, a: usize, b: usize) -> Option<f64> {
-    let (sa, sb) = (r.seats.iter().position(|&w| w == a)?, r.seats.iter().position(|&w| w == b)?);
+    let (sa, sb) = (
+        r.seats.iter().position(|&w| w == a)?,
+        r.seats.iter().position(|&w| w == b)?,
+    );
     Some(match r.places[sa].cmp(&r.places[sb]) {
         std::cmp::Ordering::Less => 1.0,
         std::cmp::Ordering::Equal => 0.5,
@@ -655,18 +682,52 @@ impl Summary {
         let _ = writeln!(t, "{}: {} of {} games", self.game, self.finished, self.scheduled);
         let two = self.seats == 2;
         if two {
-            let _ = writeln!(t, "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>16} {:>6} {:>5} {:>5}", "#", "name", "games", "wins", "draws", "losses", "score", "elo (95%)", "los", "time", "crash");
+            let _ = writeln!(
+                t,
+                "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>16} {:>6} {:>5} {:>5}",
+                "#", "name", "games", "wins", "draws", "losses", "score", "elo (95%)", "los", "time", "crash"
+            );
         } else {
-            let _ = writeln!(t, "{:<3} {:<20} {:>6} {:>10} {:>16} {:>5} {:>5}", "#", "name", "games", "avg place", "rating (±)", "time", "crash");
+            let _ = writeln!(
+                t,
+                "{:<3} {:<20} {:>6} {:>10} {:>16} {:>5} {:>5}",
+                "#", "name", "games", "avg place", "rating (±)", "time", "crash"
+            );
         }
         for (i, s) in self.standings.iter().enumerate() {
             if two {
                 let elo = s.elo.map_or("-".to_string(), |(e, h)| fmt_elo(e, h));
                 let los = s.los.map_or("-".to_string(), |l| format!("{:.1}%", l * 100.0));
-                let _ = writeln!(t, "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>16} {:>6} {:>5} {:>5}", i + 1, s.name, s.games, s.wins, s.draws, s.losses, s.score * 100.0, elo, los, s.timeouts, s.crashes);
+                let _ = writeln!(
+                    t,
+                    "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>16} {:>6} {:>5} {:>5}",
+                    i + 1,
+                    s.name,
+                    s.games,
+                    s.wins,
+                    s.draws,
+                    s.losses,
+                    s.score * 100.0,
+                    elo,
+                    los,
+                    s.timeouts,
+                    s.crashes
+                );
             } else {
-                let rating = s.rating.map_or("-".to_string(), |(r, u)| format!("{r:.1} ± {u:.1}"));
-                let _ = writeln!(t, "{:<3} {:<20} {:>6} {:>10.2} {:>16} {:>5} {:>5}", i + 1, s.name, s.games, s.average_place, rating, s.timeouts, s.crashes);
+                let rating = s
+                    .rating
+                    .map_or("-".to_string(), |(r, u)| format!("{r:.1} ± {u:.1}"));
+                let _ = writeln!(
+                    t,
+                    "{:<3} {:<20} {:>6} {:>10.2} {:>16} {:>5} {:>5}",
+                    i + 1,
+                    s.name,
+                    s.games,
+                    s.average_place,
+                    rating,
+                    s.timeouts,
+                    s.crashes
+                );
             }
         }
         for p in &self.pairings {
@@ -681,7 +742,11 @@ impl Summary {
                 fmt_elo(p.elo.0, p.elo.1),
                 p.los * 100.0,
                 p.draw_ratio * 100.0,
-                p.pentanomial.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+                p.pentanomial
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
         }
         if let Some((llr, (lo, hi), state)) = &self.sprt {
@@ -706,8 +771,8 @@ fn fmt_elo(elo: f64, half: f64) -> String {
 pub fn load_dir(dir: &Path) -> Result<(Definition, Vec<GameResult>), TournamentError> {
     let meta = dir.join("tournament.json");
     let text = std::fs::read_to_string(&meta).map_err(io_err(&meta))?;
-    let def: Definition =
-        serde_json::from_str(&text).map_err(|e| TournamentError::Setup(format!("{}: {e}", meta.display())))?;
+    let def: Definition = serde_json::from_str(&text)
+        .map_err(|e| TournamentError::Setup(format!("{}: {e}", meta.display())))?;
     let mut results = Vec::new();
     for game in def.schedule()? {
         let path = record_path(dir, game.index);

@@ -46,7 +46,10 @@ impl Shard {
         if i == 0 || i > n {
             return Err(err());
         }
-        Ok(Shard { index: i - 1, count: n })
+        Ok(Shard {
+            index: i - 1,
+            count: n,
+        })
     }
 
     /// Whether game `index` belongs to this shard.
@@ -73,12 +76,21 @@ fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
 /// Builds the schedule: for every round, every table (of `seats` distinct entrants
 /// out of `entrants`), `games` games whose seatings rotate through the table so
 /// every entrant sits in every seat equally often (two seats: colour-swapped pairs).
-pub fn build(format: Format, entrants: usize, seats: usize, games: usize, rounds: usize, seed: u64) -> Result<Vec<Scheduled>, String> {
+pub fn build(
+    format: Format,
+    entrants: usize,
+    seats: usize,
+    games: usize,
+    rounds: usize,
+    seed: u64,
+) -> Result<Vec<Scheduled>, String> {
     if entrants < 2 {
         return Err("a tournament needs at least two entrants".into());
     }
     if entrants < seats {
-        return Err(format!("{entrants} entrants cannot fill a table of {seats} seats"));
+        return Err(format!(
+            "{entrants} entrants cannot fill a table of {seats} seats"
+        ));
     }
     if games == 0 || games % seats != 0 {
         return Err(format!("--games {games}: use a positive multiple of {seats} so every entrant sits in every seat equally often"));
@@ -153,7 +165,10 @@ mod tests {
             assert_eq!(pair[0].opening_seed, pair[1].opening_seed);
             assert_eq!(pair[0].pair, pair[1].pair);
         }
-        assert!(s.iter().all(|g| g.seats.contains(&0)), "gauntlet: entrant 1 always plays");
+        assert!(
+            s.iter().all(|g| g.seats.contains(&0)),
+            "gauntlet: entrant 1 always plays"
+        );
         assert_ne!(s[0].opening_seed, s[2].opening_seed);
     }
 

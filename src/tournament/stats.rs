@@ -95,7 +95,12 @@ impl Pentanomial {
         let n: f64 = counts.iter().sum();
         let xs = [0.0, 0.25, 0.5, 0.75, 1.0];
         let mean = counts.iter().zip(xs).map(|(&c, x)| c * x).sum::<f64>() / n;
-        let var = counts.iter().zip(xs).map(|(&c, x)| c * (x - mean).powi(2)).sum::<f64>() / n;
+        let var = counts
+            .iter()
+            .zip(xs)
+            .map(|(&c, x)| c * (x - mean).powi(2))
+            .sum::<f64>()
+            / n;
         (n, mean, var)
     }
 }
@@ -132,26 +137,43 @@ impl Sprt {
     pub fn parse(words: &[String]) -> Result<Sprt, String> {
         let mut v = [None; 4];
         for w in words.iter().flat_map(|w| w.split_whitespace()) {
-            let (k, val) = w.split_once('=').ok_or_else(|| format!("--sprt `{w}`: expected KEY=VALUE"))?;
+            let (k, val) = w
+                .split_once('=')
+                .ok_or_else(|| format!("--sprt `{w}`: expected KEY=VALUE"))?;
             let i = ["elo0", "elo1", "alpha", "beta"]
                 .iter()
                 .position(|n| *n == k)
                 .ok_or_else(|| format!("--sprt: unknown `{k}` (elo0, elo1, alpha, beta)"))?;
-            v[i] = Some(val.parse::<f64>().map_err(|_| format!("--sprt {k}={val}: not a number"))?);
+            v[i] = Some(
+                val.parse::<f64>()
+                    .map_err(|_| format!("--sprt {k}={val}: not a number"))?,
+            );
         }
         let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = v else {
             return Err("--sprt needs elo0=, elo1=, alpha= and beta=".into());
         };
-        let valid = elo0 < elo1 && (0.0..0.5).contains(&alpha) && alpha > 0.0 && (0.0..0.5).contains(&beta) && beta > 0.0;
+        let valid = elo0 < elo1
+            && (0.0..0.5).contains(&alpha)
+            && alpha > 0.0
+            && (0.0..0.5).contains(&beta)
+            && beta > 0.0;
         if !valid {
             return Err("--sprt needs elo0 < elo1 and 0 < alpha, beta < 0.5".into());
         }
-        Ok(Sprt { elo0, elo1, alpha, beta })
+        Ok(Sprt {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        })
     }
 
     /// The decision bounds on the LLR: `(ln(β/(1−α)), ln((1−β)/α))`.
     pub fn bounds(&self) -> (f64, f64) {
-        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
     }
 
     /// The log-likelihood ratio of the pentanomial counts under the logistic model,
@@ -228,7 +250,11 @@ mod tests {
     #[test]
     fn elo_from_a_known_score() {
         // 60 wins, 20 draws, 20 losses: score 0.7, Elo = -400·log10(1/0.7 − 1) ≈ 147.19.
-        let wdl = Wdl { wins: 60, draws: 20, losses: 20 };
+        let wdl = Wdl {
+            wins: 60,
+            draws: 20,
+            losses: 20,
+        };
         let (elo, half) = wdl.elo();
         assert!(close(elo, 147.19, 0.01), "{elo}");
         // Variance per game: (60·0.09 + 20·0.04 + 20·0.49)/100 = 0.16; stderr 0.04;
@@ -240,7 +266,16 @@ mod tests {
         assert!(close(wdl.draw_ratio(), 0.2, 1e-12));
         // LOS = Φ((60 − 20)/√80) = Φ(4.472) ≈ 0.999996.
         assert!(close(wdl.los(), 0.999_996_1, 1e-6), "{}", wdl.los());
-        assert!(close(Wdl { wins: 5, draws: 0, losses: 5 }.los(), 0.5, 1e-12));
+        assert!(close(
+            Wdl {
+                wins: 5,
+                draws: 0,
+                losses: 5
+            }
+            .los(),
+            0.5,
+            1e-12
+        ));
         assert!(close(score_of(elo_of(0.3)), 0.3, 1e-12));
     }
 
@@ -249,7 +284,12 @@ mod tests {
         // Pairs [LL, LD, DD+WL, WD, WW] = [10, 20, 40, 20, 10] on 0, ¼, ½, ¾, 1:
         // mean 0.5, variance (2·10·0.25 + 2·20·0.0625)/100 = 0.075.
         let p = Pentanomial([10, 20, 40, 20, 10]);
-        let sprt = Sprt { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.05 };
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
         let mu1 = score_of(5.0);
         let expect = 100.0 * ((0.5f64 - 0.5).powi(2) - (0.5 - mu1).powi(2)) / (2.0 * 0.075);
         assert!(close(sprt.llr(&p), expect, 1e-12));
@@ -259,18 +299,33 @@ mod tests {
         assert!(close(lo, -2.944_438_979, 1e-6) && close(hi, 2.944_438_979, 1e-6));
         assert_eq!(sprt.state(&p), SprtState::Continue);
         // A crushing score accepts H1.
-        assert_eq!(sprt.state(&Pentanomial([0, 5, 20, 200, 300])), SprtState::AcceptH1);
-        assert_eq!(sprt.state(&Pentanomial([300, 200, 20, 5, 0])), SprtState::AcceptH0);
+        assert_eq!(
+            sprt.state(&Pentanomial([0, 5, 20, 200, 300])),
+            SprtState::AcceptH1
+        );
+        assert_eq!(
+            sprt.state(&Pentanomial([300, 200, 20, 5, 0])),
+            SprtState::AcceptH0
+        );
     }
 
     #[test]
     fn sprt_decides_when_every_pair_is_won() {
         // Regression: all pairs in one cell have no variance; the 10⁻³ prior per empty
         // cell keeps the LLR finite and lets the test stop.
-        let sprt = Sprt { elo0: 0.0, elo1: 200.0, alpha: 0.05, beta: 0.05 };
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 200.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
         let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, 3]));
         assert!(llr.is_finite() && llr > sprt.bounds().1, "{llr}");
-        assert_eq!(sprt.state(&Pentanomial([3, 0, 0, 0, 0])), SprtState::Continue, "too few pairs");
+        assert_eq!(
+            sprt.state(&Pentanomial([3, 0, 0, 0, 0])),
+            SprtState::Continue,
+            "too few pairs"
+        );
         assert_eq!(sprt.state(&Pentanomial([10, 0, 0, 0, 0])), SprtState::AcceptH0);
         assert_eq!(sprt.llr(&Pentanomial::default()), 0.0);
     }
@@ -285,7 +340,15 @@ mod tests {
     #[test]
     fn sprt_parses() {
         let s = Sprt::parse(&["elo0=0 elo1=5".into(), "alpha=0.05".into(), "beta=0.1".into()]).unwrap();
-        assert_eq!(s, Sprt { elo0: 0.0, elo1: 5.0, alpha: 0.05, beta: 0.1 });
+        assert_eq!(
+            s,
+            Sprt {
+                elo0: 0.0,
+                elo1: 5.0,
+                alpha: 0.05,
+                beta: 0.1
+            }
+        );
         assert!(Sprt::parse(&["elo0=5 elo1=0 alpha=0.05 beta=0.05".into()]).is_err());
         assert!(Sprt::parse(&["elo0=0".into()]).is_err());
     }

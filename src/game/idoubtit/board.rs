@@ -39,7 +39,12 @@ impl BoardKind {
         use Kind::*;
         let (pieces, pawns): (&[Kind], usize) = match self {
             BoardKind::Chess => (&[King, Queen, Rook, Rook, Bishop, Bishop, Knight, Knight], 8),
-            BoardKind::Shogi => (&[King, Rook, Bishop, Gold, Gold, Silver, Silver, Knight, Knight, Lance, Lance], 9),
+            BoardKind::Shogi => (
+                &[
+                    King, Rook, Bishop, Gold, Gold, Silver, Silver, Knight, Knight, Lance, Lance,
+                ],
+                9,
+            ),
         };
         let mut army = pieces.to_vec();
         army.extend(vec![Pawn; pawns]);
@@ -231,7 +236,10 @@ impl Kind {
 
     /// Whether a shogi piece of this kind has a promoted form.
     pub fn promotable_in_shogi(self) -> bool {
-        matches!(self, Kind::Rook | Kind::Bishop | Kind::Silver | Kind::Knight | Kind::Lance | Kind::Pawn)
+        matches!(
+            self,
+            Kind::Rook | Kind::Bishop | Kind::Silver | Kind::Knight | Kind::Lance | Kind::Pawn
+        )
     }
 }
 

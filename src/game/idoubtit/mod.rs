@@ -80,7 +80,11 @@ impl IdtGame {
     /// piece whose capture has not stood yet (its type is revealed only when it does).
     pub fn sees(variant: Variant, viewer: Side, piece: &Piece, pending_capture: bool) -> bool {
         // With s = 1 a seat sees exactly what its opponent would see with s = 0.
-        let q = if variant.swapped { viewer.opponent() } else { viewer };
+        let q = if variant.swapped {
+            viewer.opponent()
+        } else {
+            viewer
+        };
         let owns = piece.owner == q && !pending_capture;
         match variant.drops {
             0 => owns,
@@ -123,7 +127,11 @@ impl IdtGame {
                 self.pos.apply_placement(side, kind, to);
                 let piece = self.pos.at(to).expect("just placed");
                 told.push(Told::per_seat(format!("place {side} {action}"), |viewer| {
-                    let k = if IdtGame::sees(self.variant, viewer, &piece, false) { kind } else { Kind::Unknown };
+                    let k = if IdtGame::sees(self.variant, viewer, &piece, false) {
+                        kind
+                    } else {
+                        Kind::Unknown
+                    };
                     format!("place {side} {}@{to}", k.letter())
                 }));
                 let next = side.opponent();
@@ -149,9 +157,16 @@ impl IdtGame {
                     self.pos.to_act = pending.actor;
                 } else {
                     told.push(Told::same("verdict incorrect".to_string()));
-                    told.push(Told::per_seat(format!("undo {} {}", pending.actor, pending.action), |viewer| {
-                        format!("undo {} {}", pending.actor, state::public_action(&pending.action, pending.actor, viewer))
-                    }));
+                    told.push(Told::per_seat(
+                        format!("undo {} {}", pending.actor, pending.action),
+                        |viewer| {
+                            format!(
+                                "undo {} {}",
+                                pending.actor,
+                                state::public_action(&pending.action, pending.actor, viewer)
+                            )
+                        },
+                    ));
                     let plies = self.pos.plies;
                     self.pos = pending.before;
                     self.pos.plies = plies;
@@ -162,7 +177,12 @@ impl IdtGame {
                 self.check_draw();
             }
             Action::Accept => {
-                let actor = self.pos.pending.as_ref().expect("respond phase has a pending capture").actor;
+                let actor = self
+                    .pos
+                    .pending
+                    .as_ref()
+                    .expect("respond phase has a pending capture")
+                    .actor;
                 told.push(Told::same(format!("accept {side}")));
                 self.stand();
                 self.pos.plies += 1;
@@ -175,13 +195,30 @@ impl IdtGame {
                 let before = self.pos.clone();
                 let effect = self.pos.apply_declared(side, &action);
                 self.pos.plies += 1;
-                self.pos.pending = Some(Box::new(Pending { actor: side, action, before }));
-                self.pos.to_act = side.opponent();
-                let verb = if matches!(action, Action::Drop { .. }) { "drop" } else { "move" };
-                let capture = effect.captured_on.map(|sq| format!(" capture {sq}")).unwrap_or_default();
-                told.push(Told::per_seat(format!("{verb} {side} {action}{capture}"), |viewer| {
-                    format!("{verb} {side} {}{capture}", state::public_action(&action, side, viewer))
+                self.pos.pending = Some(Box::new(Pending {
+                    actor: side,
+                    action,
+                    before,
                 }));
+                self.pos.to_act = side.opponent();
+                let verb = if matches!(action, Action::Drop { .. }) {
+                    "drop"
+                } else {
+                    "move"
+                };
+                let capture = effect
+                    .captured_on
+                    .map(|sq| format!(" capture {sq}"))
+                    .unwrap_or_default();
+                told.push(Told::per_seat(
+                    format!("{verb} {side} {action}{capture}"),
+                    |viewer| {
+                        format!(
+                            "{verb} {side} {}{capture}",
+                            state::public_action(&action, side, viewer)
+                        )
+                    },
+                ));
                 if effect.king {
                     told.push(Told::same(format!("king-captured {}", side.opponent())));
                     self.pos.phase = Phase::Respond;
@@ -284,7 +321,11 @@ impl Game for IdtGame {
         if self.forfeit.is_some() {
             return Vec::new();
         }
-        self.pos.well_formed_actions().iter().map(Action::to_string).collect()
+        self.pos
+            .well_formed_actions()
+            .iter()
+            .map(Action::to_string)
+            .collect()
     }
 
     fn correct_actions(&self) -> Vec<String> {
@@ -309,10 +350,12 @@ impl Game for IdtGame {
             reason,
         })?;
         let side = side_of(seat);
-        self.pos.well_formed(side, &action).map_err(|reason| Rejection::Illegal {
-            action: text.to_string(),
-            reason,
-        })?;
+        self.pos
+            .well_formed(side, &action)
+            .map_err(|reason| Rejection::Illegal {
+                action: text.to_string(),
+                reason,
+            })?;
         Ok(played(self.act(side, action)))
     }
 

@@ -66,7 +66,9 @@ pub enum Action {
 /// Parses an action for `board`.
 pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
     let square = |i| square(i, board);
-    let kind = map_opt(satisfy(|c| c.is_ascii_uppercase()), |c| Kind::from_letter(c, board));
+    let kind = map_opt(satisfy(|c| c.is_ascii_uppercase()), |c| {
+        Kind::from_letter(c, board)
+    });
     let promotion = |i| -> IResult<&str, Promotion> {
         match board {
             BoardKind::Chess => map_opt(satisfy(|c| "qrbn".contains(c)), |c| {
@@ -79,13 +81,22 @@ pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
     let action = alt((
         value(Action::Doubt, tag("doubt")),
         value(Action::Accept, tag("accept")),
-        map(separated_pair(kind, tag("@"), square), |(kind, to)| Action::Place { kind, to }),
-        map(separated_pair(dec_u8, tag("@"), square), |(slot, to)| Action::Drop { slot, to }),
-        map((square, square, tag("ep")), |(from, to, _)| Action::EnPassant { from, to }),
-        map(pair(pair(square, square), opt(promotion)), |((from, to), p)| Action::Move {
+        map(separated_pair(kind, tag("@"), square), |(kind, to)| {
+            Action::Place { kind, to }
+        }),
+        map(separated_pair(dec_u8, tag("@"), square), |(slot, to)| {
+            Action::Drop { slot, to }
+        }),
+        map((square, square, tag("ep")), |(from, to, _)| Action::EnPassant {
             from,
             to,
-            promotion: p.unwrap_or(Promotion::None),
+        }),
+        map(pair(pair(square, square), opt(promotion)), |((from, to), p)| {
+            Action::Move {
+                from,
+                to,
+                promotion: p.unwrap_or(Promotion::None),
+            }
         }),
     ));
     match all_consuming(action).parse(text) {
@@ -101,7 +112,10 @@ pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
 /// A square on `board`: a file letter and a one-digit rank.
 fn square(i: &str, board: BoardKind) -> IResult<&str, Square> {
     map_opt(
-        pair(satisfy(|c| c.is_ascii_lowercase()), satisfy(|c| c.is_ascii_digit())),
+        pair(
+            satisfy(|c| c.is_ascii_lowercase()),
+            satisfy(|c| c.is_ascii_digit()),
+        ),
         move |(f, r)| Square::new(f as i8 - b'a' as i8, r as i8 - b'1' as i8, board),
     )
     .parse(i)

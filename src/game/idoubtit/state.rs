@@ -33,7 +33,11 @@ fn token(out: &mut String, piece: &Piece, shown: bool) {
     if shown && piece.promoted {
         out.push('+');
     }
-    let letter = if shown { piece.kind.letter() } else { Kind::Unknown.letter() };
+    let letter = if shown {
+        piece.kind.letter()
+    } else {
+        Kind::Unknown.letter()
+    };
     out.push(match piece.owner {
         Side::White => letter,
         Side::Black => letter.to_ascii_lowercase(),
@@ -96,7 +100,11 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     s.push(' ');
     s.push_str(phase);
     s.push(' ');
-    s.push(if pos.phase == Phase::Drawn { '-' } else { pos.to_act.letter() });
+    s.push(if pos.phase == Phase::Drawn {
+        '-'
+    } else {
+        pos.to_act.letter()
+    });
     let held = pending_capture(pos);
     for side in Side::BOTH {
         s.push(' ');
@@ -168,7 +176,11 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
                 Some((a, act)) => (a, act),
                 None => (p, ""),
             };
-            let actor = actor.chars().next().filter(|_| actor.len() == 1).and_then(Side::from_letter);
+            let actor = actor
+                .chars()
+                .next()
+                .filter(|_| actor.len() == 1)
+                .and_then(Side::from_letter);
             let action = parse_public_action(action, variant.board);
             let before = match (snapshot, view) {
                 (Some(s), false) => parse_main(s, variant, false, &mut problems),
@@ -185,14 +197,20 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
             match (actor, action, before, pos.as_mut()) {
                 (Some(actor), Ok(action), Some(before), Some(pos)) => {
                     // A won game has no pending action: the answer to it decided the game.
-                    if matches!(pos.phase, Phase::Place | Phase::Won) || (!view && before.phase != Phase::Play) {
+                    if matches!(pos.phase, Phase::Place | Phase::Won)
+                        || (!view && before.phase != Phase::Play)
+                    {
                         problems.push("a pending action belongs to the play phase".into());
                     }
                     // The side to act (or to answer a king capture) is the actor's opponent.
                     if actor == pos.to_act && matches!(pos.phase, Phase::Play | Phase::Respond) {
                         problems.push("the pending action must be the opponent's".into());
                     }
-                    pos.pending = Some(Box::new(Pending { actor, action, before }));
+                    pos.pending = Some(Box::new(Pending {
+                        actor,
+                        action,
+                        before,
+                    }));
                 }
                 (actor, action, _, _) => {
                     if actor.is_none() {
@@ -261,14 +279,21 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
                         Item::Empty(k) => file += k,
                         Item::Piece(p) => {
                             if file < n {
-                                pos.squares[Square { file: file as u8, rank }.index(board)] = Some(p);
+                                pos.squares[Square {
+                                    file: file as u8,
+                                    rank,
+                                }
+                                .index(board)] = Some(p);
                             }
                             file += 1;
                         }
                     }
                 }
                 if file != n {
-                    problems.push(format!("rank {}: `{rank_text}` covers {file} squares, expected {n}", rank + 1));
+                    problems.push(format!(
+                        "rank {}: `{rank_text}` covers {file} squares, expected {n}",
+                        rank + 1
+                    ));
                 }
             }
         }
@@ -280,13 +305,20 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
         "won" => Phase::Won,
         "drawn" => Phase::Drawn,
         other => {
-            problems.push(format!("phase `{other}`: expected place, play, respond, won or drawn"));
+            problems.push(format!(
+                "phase `{other}`: expected place, play, respond, won or drawn"
+            ));
             Phase::Play
         }
     };
     match (fields[2], pos.phase) {
         ("-", Phase::Drawn) => {}
-        (s, _) => match s.chars().next().filter(|_| s.len() == 1).and_then(Side::from_letter) {
+        (s, _) => match s
+            .chars()
+            .next()
+            .filter(|_| s.len() == 1)
+            .and_then(Side::from_letter)
+        {
             Some(side) => pos.to_act = side,
             None => problems.push(format!("side `{s}`: expected w or b (`-` when drawn)")),
         },
@@ -345,15 +377,23 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
         t => match Square::parse(t, board) {
             Some(sq) if board == BoardKind::Chess && (sq.rank == 2 || sq.rank == 5) => Some(sq),
             _ => {
-                problems.push(format!("ep `{t}`: expected `-` or a square on rank 3 or 6 of the chess board"));
+                problems.push(format!(
+                    "ep `{t}`: expected `-` or a square on rank 3 or 6 of the chess board"
+                ));
                 None
             }
         },
     };
     // The square an enemy two-square advance passed over is on the enemy's third rank.
-    if let Some(sq) = pos.ep.filter(|_| matches!(pos.phase, Phase::Play | Phase::Respond)) {
+    if let Some(sq) = pos
+        .ep
+        .filter(|_| matches!(pos.phase, Phase::Play | Phase::Respond))
+    {
         if pos.to_act.opponent().relative_rank(sq.rank, board) != 2 {
-            problems.push(format!("ep `{sq}`: {} is to act, so no enemy advance passed over it", pos.to_act));
+            problems.push(format!(
+                "ep `{sq}`: {} is to act, so no enemy advance passed over it",
+                pos.to_act
+            ));
         }
     }
     // Consistency: how many pieces exist of each side, and the phase.
@@ -389,11 +429,20 @@ fn tokens(text: &str, board: BoardKind, view: bool, digits: bool) -> Result<Vec<
             continue;
         }
         let promoted = c == '+';
-        let letter = if promoted { chars.next().ok_or("`+` at the end")? } else { c };
-        let owner = if letter.is_ascii_uppercase() { Side::White } else { Side::Black };
+        let letter = if promoted {
+            chars.next().ok_or("`+` at the end")?
+        } else {
+            c
+        };
+        let owner = if letter.is_ascii_uppercase() {
+            Side::White
+        } else {
+            Side::Black
+        };
         let kind = match letter.to_ascii_uppercase() {
             'X' if view => Kind::Unknown,
-            u => Kind::from_letter(u, board).ok_or_else(|| format!("`{letter}` is not a piece of this board"))?,
+            u => Kind::from_letter(u, board)
+                .ok_or_else(|| format!("`{letter}` is not a piece of this board"))?,
         };
         if promoted && (board == BoardKind::Chess || !kind.promotable_in_shogi()) {
             return Err(format!("`+{letter}`: only shogi R B S N L P promote"));

@@ -63,7 +63,11 @@ impl Square {
         if !(0..8).contains(&file) || !(0..8).contains(&rank) {
             return None;
         }
-        let area = if rank >= 4 { Area::Public } else { Area::Private(private?) };
+        let area = if rank >= 4 {
+            Area::Public
+        } else {
+            Area::Private(private?)
+        };
         Some(Square {
             area,
             file: file as u8,
@@ -75,9 +79,13 @@ impl Square {
     pub fn parse(text: &str, seats: usize) -> Result<Square, String> {
         let (area, name) = match text.split_once(':') {
             Some((seat, name)) => {
-                let seat: Seat = seat.parse().map_err(|_| format!("`{text}`: `{seat}` is not a seat"))?;
+                let seat: Seat = seat
+                    .parse()
+                    .map_err(|_| format!("`{text}`: `{seat}` is not a seat"))?;
                 if seat.number() > seats {
-                    return Err(format!("`{text}`: there is no private area {seat} in a game of {seats}"));
+                    return Err(format!(
+                        "`{text}`: there is no private area {seat} in a game of {seats}"
+                    ));
                 }
                 (Area::Private(seat.index() as u8), name)
             }
@@ -139,9 +147,16 @@ impl Kind {
 
     /// The kind of an upper-case letter.
     pub fn from_letter(c: char) -> Option<Kind> {
-        [Kind::King, Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight, Kind::Pawn]
-            .into_iter()
-            .find(|k| k.letter() == c)
+        [
+            Kind::King,
+            Kind::Queen,
+            Kind::Rook,
+            Kind::Bishop,
+            Kind::Knight,
+            Kind::Pawn,
+        ]
+        .into_iter()
+        .find(|k| k.letter() == c)
     }
 
     /// Whether it slides (and so can be stopped by an unseen piece, R-M4).
@@ -175,7 +190,9 @@ mod tests {
         for text in ["e5", "h8", "a5", "1:e1", "3:h4", "8:a1"] {
             assert_eq!(Square::parse(text, 8).unwrap().to_string(), text);
         }
-        for bad in ["e4", "1:e5", "9:e1", "0:e1", "e9", "i5", "1:", ":e1", "x:e1", "E5"] {
+        for bad in [
+            "e4", "1:e5", "9:e1", "0:e1", "e9", "i5", "1:", ":e1", "x:e1", "E5",
+        ] {
             assert!(Square::parse(bad, 8).is_err(), "{bad}");
         }
         assert!(Square::parse("4:e1", 3).is_err());

@@ -123,7 +123,9 @@ impl Game for MultiGame {
     }
 
     fn legal_actions(&self) -> Vec<String> {
-        let Turn::Act { seat, .. } = self.turn() else { return Vec::new() };
+        let Turn::Act { seat, .. } = self.turn() else {
+            return Vec::new();
+        };
         let moves = self.pos.masked(seat).0.moves(seat);
         if moves.is_empty() {
             return vec!["pass".to_string()];
@@ -156,7 +158,9 @@ impl Game for MultiGame {
         let seen_before = self.visibility();
         if text == "pass" {
             if !view_moves.is_empty() {
-                return Err(illegal(format!("seat {seat} has a move, and passes are forced only (R-M6)")));
+                return Err(illegal(format!(
+                    "seat {seat} has a move, and passes are forced only (R-M6)"
+                )));
             }
             self.pos.plies += 1;
             self.pos.to_move = self.pos.next_seat(seat);
@@ -198,7 +202,12 @@ impl Game for MultiGame {
                 self.end = Some(EndReason::Win);
             }
         }
-        let seat_events = self.tell(&before, &seen_before, &public, Some((seat, format!("move {}", taken.mv))));
+        let seat_events = self.tell(
+            &before,
+            &seen_before,
+            &public,
+            Some((seat, format!("move {}", taken.mv))),
+        );
         Ok(Played {
             taken: (taken.mv != mv).then(|| taken.mv.to_string()),
             events,
@@ -207,8 +216,15 @@ impl Game for MultiGame {
     }
 
     fn forced_action(&self) -> Option<String> {
-        let Turn::Act { seat, .. } = self.turn() else { return None };
-        self.pos.masked(seat).0.moves(seat).is_empty().then(|| "pass".to_string())
+        let Turn::Act { seat, .. } = self.turn() else {
+            return None;
+        };
+        self.pos
+            .masked(seat)
+            .0
+            .moves(seat)
+            .is_empty()
+            .then(|| "pass".to_string())
     }
 
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
@@ -272,7 +288,14 @@ impl Game for MultiGame {
         for rank in (4..8).rev() {
             out.push_str(&format!("{} ", rank + 1));
             for file in 0..8 {
-                out.push_str(&format!(" {}", cell(Square { area: Area::Public, file, rank })));
+                out.push_str(&format!(
+                    " {}",
+                    cell(Square {
+                        area: Area::Public,
+                        file,
+                        rank
+                    })
+                ));
             }
             out.push('\n');
         }
@@ -282,13 +305,23 @@ impl Game for MultiGame {
             for rank in (0..4).rev() {
                 out.push_str(&format!("{} ", rank + 1));
                 for file in 0..8 {
-                    out.push_str(&format!(" {}", cell(Square { area: Area::Private(a), file, rank })));
+                    out.push_str(&format!(
+                        " {}",
+                        cell(Square {
+                            area: Area::Private(a),
+                            file,
+                            rank
+                        })
+                    ));
                 }
                 out.push('\n');
             }
         }
         out.push_str("    a  b  c  d  e  f  g  h\n");
-        out.push_str(&format!("seat {} to move, {} plies\n", self.pos.to_move, self.pos.plies));
+        out.push_str(&format!(
+            "seat {} to move, {} plies\n",
+            self.pos.to_move, self.pos.plies
+        ));
         out
     }
 

@@ -78,8 +78,26 @@ pub struct Position {
     pub out: Vec<Seat>,
 }
 
-const KING: [(i8, i8); 8] = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
-const KNIGHT: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+const KING: [(i8, i8); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+const KNIGHT: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
 const ROOK: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 
@@ -103,7 +121,12 @@ impl Position {
         for seat in Seat::all(seats) {
             for file in 0..8u8 {
                 let area = Area::Private(seat.index() as u8);
-                let put = |rank, kind| (Square { area, file, rank }.index(), Some(Piece { kind, owner: seat }));
+                let put = |rank, kind| {
+                    (
+                        Square { area, file, rank }.index(),
+                        Some(Piece { kind, owner: seat }),
+                    )
+                };
                 let (i, p) = put(0, back[file as usize]);
                 squares[i] = p;
                 let (i, p) = put(1, Pawn);
@@ -147,7 +170,9 @@ impl Position {
     /// Squares the piece on `sq` could capture on right now, traced on the true board
     /// through `private` and the public area (R-M3).
     fn attacks(&self, sq: Square, private: Option<u8>) -> Vec<Square> {
-        let Some(piece) = self.at(sq) else { return Vec::new() };
+        let Some(piece) = self.at(sq) else {
+            return Vec::new();
+        };
         let mut out = Vec::new();
         let steps = |set: &[(i8, i8)], out: &mut Vec<Square>| {
             out.extend(set.iter().filter_map(|&(f, r)| sq.offset(f, r, private)));
@@ -231,10 +256,14 @@ impl Position {
     pub fn moves(&self, seat: Seat) -> Vec<Move> {
         let mut out = Vec::new();
         for from in self.all_squares() {
-            let Some(piece) = self.at(from).filter(|p| p.owner == seat) else { continue };
+            let Some(piece) = self.at(from).filter(|p| p.owner == seat) else {
+                continue;
+            };
             let contexts: Vec<Option<u8>> = match from.area {
                 Area::Private(a) => vec![Some(a)],
-                Area::Public => std::iter::once(None).chain((0..self.seats as u8).map(Some)).collect(),
+                Area::Public => std::iter::once(None)
+                    .chain((0..self.seats as u8).map(Some))
+                    .collect(),
             };
             for ctx in contexts {
                 for to in self.destinations(from, piece, ctx) {
@@ -244,10 +273,18 @@ impl Position {
                     }
                     if piece.kind == Kind::Pawn && to.rank == 7 {
                         for k in [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight] {
-                            out.push(Move { from, to, promotion: Some(k) });
+                            out.push(Move {
+                                from,
+                                to,
+                                promotion: Some(k),
+                            });
                         }
                     } else {
-                        out.push(Move { from, to, promotion: None });
+                        out.push(Move {
+                            from,
+                            to,
+                            promotion: None,
+                        });
                     }
                 }
             }
@@ -271,14 +308,21 @@ impl Position {
                     }
                 }
                 for df in [-1, 1] {
-                    if let Some(sq) = from.offset(df, 1, ctx).filter(|&s| self.at(s).is_some_and(|p| p.owner != seat)) {
+                    if let Some(sq) = from
+                        .offset(df, 1, ctx)
+                        .filter(|&s| self.at(s).is_some_and(|p| p.owner != seat))
+                    {
                         out.push(sq);
                     }
                 }
             }
             Kind::King | Kind::Knight => {
                 let set = if piece.kind == Kind::King { &KING } else { &KNIGHT };
-                out.extend(set.iter().filter_map(|&(f, r)| from.offset(f, r, ctx)).filter(|&s| free_or_enemy(s)));
+                out.extend(
+                    set.iter()
+                        .filter_map(|&(f, r)| from.offset(f, r, ctx))
+                        .filter(|&s| free_or_enemy(s)),
+                );
                 if piece.kind == Kind::King {
                     out.extend(self.castlings(from, seat));
                 }
@@ -313,12 +357,28 @@ impl Position {
     /// and rook unmoved, the squares between empty; there is no check).
     fn castlings(&self, from: Square, seat: Seat) -> Vec<Square> {
         let own = Area::Private(seat.index() as u8);
-        if from != (Square { area: own, file: 4, rank: 0 }) {
+        if from
+            != (Square {
+                area: own,
+                file: 4,
+                rank: 0,
+            })
+        {
             return Vec::new();
         }
         let rights = self.castling[seat.index()];
-        let sq = |file| Square { area: own, file, rank: 0 };
-        let rook_ok = |file| self.at(sq(file)) == Some(Piece { kind: Kind::Rook, owner: seat });
+        let sq = |file| Square {
+            area: own,
+            file,
+            rank: 0,
+        };
+        let rook_ok = |file| {
+            self.at(sq(file))
+                == Some(Piece {
+                    kind: Kind::Rook,
+                    owner: seat,
+                })
+        };
         let mut out = Vec::new();
         if rights[0] && rook_ok(7) && [5, 6].iter().all(|&f| self.at(sq(f)).is_none()) {
             out.push(sq(6));
@@ -357,8 +417,17 @@ impl Position {
         // Castling moves the rook too.
         if piece.kind == Kind::King && mv.from.file == 4 && mv.from.rank == 0 && to.file.abs_diff(4) == 2 {
             let (rook_from, rook_to) = if to.file == 6 { (7, 5) } else { (0, 3) };
-            let rook = self.squares[Square { file: rook_from, ..mv.from }.index()].take();
-            self.squares[Square { file: rook_to, ..mv.from }.index()] = rook;
+            let rook = self.squares[Square {
+                file: rook_from,
+                ..mv.from
+            }
+            .index()]
+            .take();
+            self.squares[Square {
+                file: rook_to,
+                ..mv.from
+            }
+            .index()] = rook;
         }
         // Rights are lost when the king or a rook leaves its square, or a rook is taken.
         for sq in [mv.from, to] {
@@ -378,7 +447,9 @@ impl Position {
         };
         self.squares[mv.from.index()] = None;
         self.squares[to.index()] = Some(moved);
-        let eliminated = captured.filter(|(_, p)| p.kind == Kind::King).map(|(_, p)| p.owner);
+        let eliminated = captured
+            .filter(|(_, p)| p.kind == Kind::King)
+            .map(|(_, p)| p.owner);
         if let Some(victim) = eliminated {
             self.eliminate(victim, seat);
         }

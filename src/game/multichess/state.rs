@@ -35,7 +35,11 @@ pub fn print(pos: &Position, seen: Option<(Seat, &[bool])>) -> String {
         }
     }
     s.push_str(&format!(" {} {} ", pos.to_move, pos.plies));
-    let owners: Vec<String> = pos.owners.iter().map(|o| o.map_or("-".into(), |s| s.to_string())).collect();
+    let owners: Vec<String> = pos
+        .owners
+        .iter()
+        .map(|o| o.map_or("-".into(), |s| s.to_string()))
+        .collect();
     s.push_str(&owners.join(","));
     s.push(' ');
     let castling: Vec<String> = pos
@@ -85,7 +89,10 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
         };
         let ranks: Vec<&str> = fields[k].split('/').collect();
         if ranks.len() != 4 {
-            problems.push(format!("{name}: expected 4 ranks separated by `/`, got {}", ranks.len()));
+            problems.push(format!(
+                "{name}: expected 4 ranks separated by `/`, got {}",
+                ranks.len()
+            ));
             continue;
         }
         for (r, text) in ranks.iter().enumerate() {
@@ -96,12 +103,20 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
             match cells(text, seats, view) {
                 Ok(cells) if cells.len() == 8 => {
                     for (file, (cell, visible)) in cells.into_iter().enumerate() {
-                        let sq = Square { area, file: file as u8, rank };
+                        let sq = Square {
+                            area,
+                            file: file as u8,
+                            rank,
+                        };
                         pos.squares[sq.index()] = cell;
                         seen[sq.index()] = visible;
                     }
                 }
-                Ok(cells) => problems.push(format!("{name} rank {}: {} cells, expected 8", rank + 1, cells.len())),
+                Ok(cells) => problems.push(format!(
+                    "{name} rank {}: {} cells, expected 8",
+                    rank + 1,
+                    cells.len()
+                )),
                 Err(e) => problems.push(format!("{name} rank {}: {e}", rank + 1)),
             }
         }
@@ -109,11 +124,17 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
     let seat = |t: &str| t.parse::<Seat>().ok().filter(|s| s.number() <= seats);
     match seat(fields[seats + 1]) {
         Some(s) => pos.to_move = s,
-        None => problems.push(format!("to-move `{}`: expected a seat from 1 to {seats}", fields[seats + 1])),
+        None => problems.push(format!(
+            "to-move `{}`: expected a seat from 1 to {seats}",
+            fields[seats + 1]
+        )),
     }
     match fields[seats + 2].parse() {
         Ok(p) => pos.plies = p,
-        Err(_) => problems.push(format!("plies `{}`: expected a non-negative integer", fields[seats + 2])),
+        Err(_) => problems.push(format!(
+            "plies `{}`: expected a non-negative integer",
+            fields[seats + 2]
+        )),
     }
     let owners: Vec<&str> = fields[seats + 3].split(',').collect();
     if owners.len() != seats {
@@ -144,7 +165,10 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
                 "-" => [false, false],
                 "?" if view => [false, false],
                 t => {
-                    problems.push(format!("castling of area {}: `{t}`: expected KQ, K, Q or -", a + 1));
+                    problems.push(format!(
+                        "castling of area {}: `{t}`: expected KQ, K, Q or -",
+                        a + 1
+                    ));
                     [false, false]
                 }
             };
@@ -172,7 +196,9 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
             problems.push(format!("seat {s} is out but still owns pieces"));
         }
         if pos.owners.contains(&Some(*s)) {
-            problems.push(format!("seat {s} is out but still owns a private area (R-M5, R-F1)"));
+            problems.push(format!(
+                "seat {s} is out but still owns a private area (R-M5, R-F1)"
+            ));
         }
         if pos.to_move == *s {
             problems.push(format!("seat {s} is out but is to move"));
@@ -197,7 +223,8 @@ fn cells(text: &str, seats: usize, view: bool) -> Result<Vec<(Option<Piece>, boo
             '.' => out.push((None, true)),
             '?' if view => out.push((None, false)),
             c => {
-                let kind = Kind::from_letter(c).ok_or_else(|| format!("`{c}` is not a piece letter, `.` or `?`"))?;
+                let kind =
+                    Kind::from_letter(c).ok_or_else(|| format!("`{c}` is not a piece letter, `.` or `?`"))?;
                 let owner = chars
                     .next()
                     .and_then(|d| d.to_digit(10))

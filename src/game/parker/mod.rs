@@ -88,7 +88,12 @@ impl ParkerGame {
     /// losing team of two is second, not third.
     fn places(&self, winners: &[Seat]) -> Vec<u8> {
         let mut groups: Vec<Vec<Seat>> = vec![winners.to_vec()];
-        groups.push(self.remaining().into_iter().filter(|s| !winners.contains(s)).collect());
+        groups.push(
+            self.remaining()
+                .into_iter()
+                .filter(|s| !winners.contains(s))
+                .collect(),
+        );
         groups.extend(self.out.iter().rev().map(|&s| vec![s]));
         let mut places = vec![0; self.table.players()];
         for (place, group) in groups.iter().filter(|g| !g.is_empty()).enumerate() {

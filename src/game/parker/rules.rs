@@ -195,7 +195,9 @@ impl Position {
         self.counters(mover).any(|from| {
             DIRECTIONS.iter().any(|&(dx, dy)| match from.offset(dx, dy) {
                 Some(next) if self.at(next).is_none() => true,
-                Some(_) => from.offset(2 * dx, 2 * dy).is_some_and(|land| self.at(land).is_none()),
+                Some(_) => from
+                    .offset(2 * dx, 2 * dy)
+                    .is_some_and(|land| self.at(land).is_none()),
                 None => false,
             })
         })
