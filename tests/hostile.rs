@@ -763,3 +763,112 @@ fn max_cpu_stops_a_busy_looping_bot() {
     assert!(run.elapsed < Duration::from_secs(30), "took {:?}", run.elapsed);
     assert_no_process_left(&[tag]);
 }
+
+/// The whole gallery in one tournament: every hostile bot plays a colour-swapped pair
+/// of Telka games against the built-in random agent (a gauntlet led by it). The
+/// tournament ends, every game is recorded and finished, each bot's faults are
+/// counted by kind in the summary, and no process is left behind.
+#[test]
+fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("t");
+    let mut args: Vec<String> = [
+        "tournament",
+        "--game",
+        "telka",
+        "--format",
+        "gauntlet",
+        "--games",
+        "2",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(
+        [
+            "--st",
+            "0.5",
+            "--startup-timeout",
+            "1",
+            "--concurrency",
+            "4",
+            "--json",
+        ]
+        .map(String::from),
+    );
+    args.extend(["--env".to_string(), format!("REFEREE={}", exe())]);
+    args.extend(["--out".to_string(), out.to_string_lossy().into_owned()]);
+    args.extend([
+        "--agent".to_string(),
+        "name=random cmd=builtin:random".to_string(),
+    ]);
+    let mut tags = Vec::new();
+    for (n, b) in BOTS.iter().enumerate() {
+        let tag = format!("hostile-tournament-tag-{n:03}");
+        let marks = Marks {
+            seed: format!("{}", 8_410_000 + n),
+            sleep: format!("{}", 1_840_000 + n),
+            other_seats_action: "j9-i8",
+        };
+        let mut bot_args = (b.args)(&marks);
+        bot_args.push(tag.clone());
+        let cmd = sh_command(b.script, &bot_args);
+        args.push("--agent".to_string());
+        args.push(shell_words::join([
+            format!("name=bot{n:02}"),
+            format!("cmd={cmd}"),
+        ]));
+        tags.push((tag, marks));
+    }
+    let run = run_referee(dir.path(), &args);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        run.stdout,
+        run.stderr
+    );
+    let summary: Value = serde_json::from_str(&run.stdout).expect("--json summary");
+    assert_eq!(summary["finished"], summary["scheduled"], "{summary}");
+    assert_eq!(summary["scheduled"], 2 * BOTS.len());
+    let standings = summary["standings"].as_array().unwrap();
+    for (n, b) in BOTS.iter().enumerate() {
+        let name = format!("bot{n:02}");
+        let s = standings
+            .iter()
+            .find(|s| s["name"] == name.as_str())
+            .expect("every entrant is in the table");
+        let count = |key: &str| s[key].as_u64().unwrap();
+        let forfeits = count("timeouts") + count("crashes") + count("illegal") + count("protocol");
+        match b.expect {
+            Expect::NoForfeit => assert_eq!(forfeits, 0, "{}: {s}", b.fault),
+            // Seated second, the other seat's action may be its own: at least the
+            // game where it is seat 1 is forfeited.
+            Expect::Forfeit("illegal") => assert!(count("illegal") >= 1, "{}: {s}", b.fault),
+            Expect::Forfeit(kind) => {
+                let key = match kind {
+                    "timeout" => "timeouts",
+                    "crash" => "crashes",
+                    other => other,
+                };
+                assert_eq!(count(key), 2, "{}: both games forfeited for {kind}: {s}", b.fault);
+            }
+        }
+    }
+    let patterns: Vec<String> = tags
+        .iter()
+        .flat_map(|(tag, m)| {
+            [
+                tag.clone(),
+                format!("sleep {}", m.sleep),
+                format!("--seed {}", m.seed),
+            ]
+        })
+        .collect();
+    let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    assert!(leftovers(&patterns).is_empty(), "processes left behind");
+    assert!(
+        run.peak_kib < MEMORY_BOUND_KIB,
+        "referee peak memory {} KiB",
+        run.peak_kib
+    );
+}
