@@ -157,9 +157,16 @@ impl Colour {
         x < 4 && y < 4 && !(x >= 2 && y >= 2)
     }
 
-    /// The 12 home points, rank-major.
+    /// The 12 home points, rank-major (computed once: win checks run after every move).
     pub fn home_points(self) -> impl Iterator<Item = Point> {
-        Point::all().filter(move |&p| self.home_contains(p))
+        static HOMES: std::sync::OnceLock<[[Point; 12]; 4]> = std::sync::OnceLock::new();
+        let homes = HOMES.get_or_init(|| {
+            Colour::ALL.map(|c| {
+                let mut points = Point::all().filter(|&p| c.home_contains(p));
+                std::array::from_fn(|_| points.next().expect("12 home points"))
+            })
+        });
+        homes[self.index()].into_iter()
     }
 
     /// Chebyshev distance from `p` to the nearest point of this colour's home.
