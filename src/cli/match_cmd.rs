@@ -9,16 +9,12 @@ use clap::Args;
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
 use crate::agent::{AgentSpec, Limits};
 use crate::builtin::Strategy;
-use crate::clock::TimeControl;
 use crate::game::{EndReason, GameId, Options, Seat};
 use crate::record::Durability;
 use crate::referee::{
     default_record_path, play_match, AgentCwd, MatchConfig, MatchError, Progress, SeatAgent,
 };
 use crate::rng::Rng;
-
-/// The time control when none is given.
-const DEFAULT_TC: &str = "10+0.1";
 
 /// Arguments of `referee match`.
 #[derive(Debug, Args)]
@@ -127,13 +123,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         )));
     }
     let recorded_tc = header.as_ref().and_then(|h| h.time_control.clone());
-    let control = match (&args.st, &args.tc, &recorded_tc) {
-        (Some(st), _, _) => TimeControl::parse_st(st),
-        (None, Some(tc), _) => TimeControl::parse_tc(tc),
-        (None, None, Some(recorded)) => TimeControl::parse_recorded(recorded),
-        (None, None, None) => TimeControl::parse_tc(DEFAULT_TC),
-    }
-    .map_err(Failure::usage)?;
+    let control = super::time_control(args.st.as_deref(), args.tc.as_deref(), recorded_tc.as_deref())?;
     let seed = header.as_ref().map(|h| h.seed).or(args.seed).unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -190,20 +180,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
             )))
         }
     };
-    let mut env = AgentSpec::new("").env;
-    for word in &args.env {
-        let (key, value) = match word.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => (word.clone(), std::env::var(word).unwrap_or_default()),
-        };
-        if key.is_empty() || key.contains('\0') || value.contains('\0') {
-            return Err(Failure::usage(anyhow!(
-                "--env `{word}`: expected KEY=VALUE or KEY"
-            )));
-        }
-        env.retain(|(k, _)| *k != key);
-        env.push((key, value));
-    }
+    let env = super::agent_env(&args.env)?;
     let limits = Limits {
         memory_bytes: args.max_memory.map(|mib| mib.saturating_mul(1 << 20)),
         cpu_seconds: args.max_cpu,

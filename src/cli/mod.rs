@@ -199,6 +199,42 @@ fn one_line_usage_error(text: &str) -> String {
     message.join(" ").trim_start_matches("error: ").to_string()
 }
 
+/// The environment agents get: `PATH`, plus every `--env KEY=VALUE` (or `KEY`, to
+/// pass the referee's own value).
+fn agent_env(words: &[String]) -> Result<Vec<(String, String)>, Failure> {
+    let mut env = crate::agent::AgentSpec::new("").env;
+    for word in words {
+        let (key, value) = match word.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (word.clone(), std::env::var(word).unwrap_or_default()),
+        };
+        if key.is_empty() || key.contains('\0') || value.contains('\0') {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "--env `{word}`: expected KEY=VALUE or KEY"
+            )));
+        }
+        env.retain(|(k, _)| *k != key);
+        env.push((key, value));
+    }
+    Ok(env)
+}
+
+/// The time control of `--st` or `--tc`, else the recorded one, else 10+0.1.
+fn time_control(
+    st: Option<&str>,
+    tc: Option<&str>,
+    recorded: Option<&str>,
+) -> Result<crate::clock::TimeControl, Failure> {
+    use crate::clock::TimeControl;
+    match (st, tc, recorded) {
+        (Some(st), _, _) => TimeControl::parse_st(st),
+        (None, Some(tc), _) => TimeControl::parse_tc(tc),
+        (None, None, Some(recorded)) => TimeControl::parse_recorded(recorded),
+        (None, None, None) => TimeControl::parse_tc("10+0.1"),
+    }
+    .map_err(Failure::usage)
+}
+
 /// Writes text to stdout; a closed stdout (e.g. piped into `head`) is not an error.
 fn print(text: &str) -> Result<(), Failure> {
     let mut out = io::stdout().lock();

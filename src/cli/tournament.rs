@@ -8,8 +8,7 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
-use crate::agent::{AgentSpec, Limits};
-use crate::clock::TimeControl;
+use crate::agent::Limits;
 use crate::game::{GameId, Options};
 use crate::record::Durability;
 use crate::referee::MatchError;
@@ -104,12 +103,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         list.push(Entrant::parse(spec).map_err(|e| Failure::usage(anyhow!(e)))?);
     }
     entrants::dedupe_names(&mut list);
-    let control = match (&args.st, &args.tc) {
-        (Some(st), _) => TimeControl::parse_st(st),
-        (None, Some(tc)) => TimeControl::parse_tc(tc),
-        (None, None) => TimeControl::parse_tc("10+0.1"),
-    }
-    .map_err(Failure::usage)?;
+    let control = super::time_control(args.st.as_deref(), args.tc.as_deref(), None)?;
     let sprt = if args.sprt.is_empty() {
         None
     } else {
@@ -151,15 +145,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
             .unwrap_or(0);
         PathBuf::from("tournaments").join(format!("{}-{secs}", def.game))
     });
-    let mut env = AgentSpec::new("").env;
-    for word in &args.env {
-        let (k, v) = match word.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => (word.clone(), std::env::var(word).unwrap_or_default()),
-        };
-        env.retain(|(key, _)| *key != k);
-        env.push((k, v));
-    }
+    let env = super::agent_env(&args.env)?;
     let exe = std::env::current_exe()
         .context("cannot find the referee executable")
         .map_err(Failure::failed)?;
