@@ -425,6 +425,12 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
                 if result.is_none() {
                     return Err(RecordError::at(n, "secrets revealed before the result"));
                 }
+                if revealed.is_some() {
+                    return Err(RecordError::at(n, "a second reveal"));
+                }
+                if commitment.is_none() && r.data.is_some() {
+                    return Err(RecordError::at(n, "data revealed without a commitment to it"));
+                }
                 if let Some((committed, data)) = &commitment {
                     if r.data.as_deref() != Some(data.as_str()) {
                         return Err(RecordError::at(

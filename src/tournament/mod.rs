@@ -372,7 +372,14 @@ pub fn run(
                 }
                 // Unfinished or damaged: kept aside, never deleted, and played again.
                 _ => {
-                    let aside = path.with_extension("jsonl.interrupted");
+                    // A game interrupted again keeps every earlier copy too.
+                    let aside = (0..)
+                        .map(|k| match k {
+                            0 => path.with_extension("jsonl.interrupted"),
+                            k => path.with_extension(format!("jsonl.interrupted.{k}")),
+                        })
+                        .find(|p| !p.exists())
+                        .expect("some name is free");
                     std::fs::rename(&path, &aside).map_err(io_err(&path))?;
                 }
             }

@@ -30,12 +30,15 @@ pub fn create(options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, S
         None => Position::new(variant),
         Some(text) => state::parse(text, variant, false).map_err(SetupError::State)?,
     };
-    Ok(Box::new(IdtGame {
+    let mut game = IdtGame {
         variant,
         max_plies,
         pos,
         forfeit: None,
-    }))
+    };
+    // A state already at the ply limit is drawn, as the action reaching it would be.
+    game.check_draw();
+    Ok(Box::new(game))
 }
 
 /// Reads `variant` (0..15, default 0) and `max-plies` (default 500, R-D8).
