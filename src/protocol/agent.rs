@@ -215,7 +215,7 @@ impl AgentInput {
                 .unwrap_or_else(|_| AgentInput::Unknown(line.to_string())),
             "isready" => AgentInput::IsReady,
             "setoption" => match (rest.strip_prefix("name "), rest.find(" value ")) {
-                (Some(_), Some(at)) => {
+                (Some(_), Some(at)) if at > 5 => {
                     AgentInput::SetOption(rest[5..at].to_string(), rest[at + 7..].to_string())
                 }
                 _ => AgentInput::Unknown(line.to_string()),
@@ -252,7 +252,7 @@ impl AgentInput {
                     let time = field("time")?;
                     let inc = field("inc").unwrap_or(0);
                     let to_go = field("movestogo").unwrap_or(30).max(1);
-                    Some(time / to_go + inc)
+                    Some((time / to_go).saturating_add(inc))
                 });
                 AgentInput::Go {
                     kind: words.first().unwrap_or(&"").to_string(),

@@ -317,7 +317,7 @@ impl Game for IdtGame {
     fn plies(&self) -> u32 {
         let army = self.variant.board.army().len() as u32;
         let unplaced: u32 = self.pos.supply.iter().map(|s| s.len() as u32).sum();
-        2 * army - unplaced + self.pos.plies
+        (2 * army).saturating_sub(unplaced).saturating_add(self.pos.plies)
     }
 
     fn legal_actions(&self) -> Vec<String> {

@@ -6,7 +6,7 @@ use std::fmt;
 
 use nom::branch::alt;
 use nom::bytes::complete::tag;
-use nom::character::complete::{satisfy, u8 as dec_u8};
+use nom::character::complete::{digit1, satisfy};
 use nom::combinator::{all_consuming, map, map_opt, opt, value};
 use nom::sequence::{pair, separated_pair};
 use nom::{IResult, Parser};
@@ -84,7 +84,7 @@ pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
         map(separated_pair(kind, tag("@"), square), |(kind, to)| {
             Action::Place { kind, to }
         }),
-        map(separated_pair(dec_u8, tag("@"), square), |(slot, to)| {
+        map(separated_pair(slot, tag("@"), square), |(slot, to)| {
             Action::Drop { slot, to }
         }),
         map((square, square, tag("ep")), |(from, to, _)| Action::EnPassant {
@@ -107,6 +107,15 @@ pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
             BoardKind::Shogi => "expected a placement `G@d1`, a move `c3c4` (`b8b2+`), a drop `3@f5`, `doubt` or `accept` on squares a1…i9".into(),
         }),
     }
+}
+
+/// A bench slot: a number from 1, written without leading zeros (one spelling).
+fn slot(i: &str) -> IResult<&str, u8> {
+    map_opt(
+        digit1,
+        |d: &str| if d.starts_with('0') { None } else { d.parse().ok() },
+    )
+    .parse(i)
 }
 
 /// A square on `board`: a file letter and a one-digit rank.

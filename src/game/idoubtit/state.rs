@@ -399,6 +399,26 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
     // Consistency: how many pieces exist of each side, and the phase.
     let army = board.army().len();
     for side in Side::BOTH {
+        // What remains to place is part of the army; before play no piece has
+        // changed type, so the pieces placed are part of it too.
+        let placing = pos.phase == Phase::Place;
+        for &kind in board.kinds() {
+            let have = board.army().iter().filter(|&&k| k == kind).count();
+            let supplied = pos.supply[side.index()].iter().filter(|&&k| k == kind).count();
+            let placed = pos
+                .squares
+                .iter()
+                .flatten()
+                .filter(|p| p.origin == side && p.kind == kind)
+                .count();
+            let used = supplied + if placing { placed } else { 0 };
+            if used > have {
+                problems.push(format!(
+                    "{used} {} for {side}, the army has {have}",
+                    kind.letter()
+                ));
+            }
+        }
         let on_board = pos.squares.iter().flatten().filter(|p| p.origin == side).count();
         let benched = pos.benches.iter().flatten().filter(|p| p.origin == side).count();
         let total = on_board + benched + pos.supply[side.index()].len();

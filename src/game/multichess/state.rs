@@ -207,6 +207,23 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
     if pos.out.len() >= seats {
         problems.push("at least one seat must still play".into());
     }
+    // A seat still playing has its one king: capturing it is how it goes out (R-M5).
+    // (A view may not show it.)
+    if !view {
+        for seat in Seat::all(seats).filter(|s| !pos.out.contains(s)) {
+            let kings = pos
+                .squares
+                .iter()
+                .flatten()
+                .filter(|p| p.owner == seat && p.kind == Kind::King)
+                .count();
+            if kings != 1 {
+                problems.push(format!(
+                    "seat {seat} is in play with {kings} kings; it must have exactly one"
+                ));
+            }
+        }
+    }
     if problems.is_empty() {
         Ok((pos, seen))
     } else {
