@@ -1626,13 +1626,13 @@ fn idoubtit_states_with_an_impossible_army_are_rejected() {
 }
 
 #[test]
-fn multichess_states_without_a_king_for_a_seat_are_rejected() {
+fn multichess_states_with_two_kings_for_a_seat_are_rejected() {
     // Seat 2 has a second queen instead of its king (and still castling rights): it
     // could never be eliminated (R-M5).
     let options = Options::parse(["players=2"]).expect("options");
     let state = "......../......../......../........ \
                  ......../......../P1P1P1P1P1P1P1P1/R1N1B1Q1K1B1N1R1 \
-                 ......../......../P2P2P2P2P2P2P2P2/R2N2B2Q2Q2B2N2R2 1 0 1,2 KQ,KQ -";
+                 ......../......../P2P2P2P2P2P2P2P2/R2N2B2K2K2B2N2R2 1 0 1,2 KQ,KQ -";
     let created = GameId::MultiChess.create(&options, Some(state));
     assert!(matches!(created, Err(SetupError::State(_))), "accepted `{state}`");
 }
