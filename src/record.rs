@@ -187,13 +187,24 @@ pub enum Durability {
 }
 
 impl RecordWriter<File> {
-    /// Creates a new record file; an existing file is never overwritten.
-    pub fn create(path: &Path) -> io::Result<RecordWriter<File>> {
+    /// Creates a new record holding `first` (its header), atomically: the line is
+    /// written to a hidden file beside it, which is then linked to `path`, so a crash
+    /// leaves either no record or one with a whole header, never an empty file. An
+    /// existing file is never overwritten.
+    pub fn start(path: &Path, first: &Line) -> io::Result<RecordWriter<File>> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let file = File::options().write(true).create_new(true).open(path)?;
-        Ok(RecordWriter::new(file))
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::other("a record path names a file"))?;
+        let tmp = path.with_file_name(format!(".{}.new{}", name.to_string_lossy(), std::process::id()));
+        let mut writer = RecordWriter::new(File::create(&tmp)?);
+        let written = writer.write(first);
+        let linked = written.and_then(|_| std::fs::hard_link(&tmp, path));
+        let _ = std::fs::remove_file(&tmp);
+        linked?;
+        Ok(writer)
     }
 
     /// Reopens a record to continue it after `replay` read it: a torn last line is cut

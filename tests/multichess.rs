@@ -1396,7 +1396,7 @@ fn scripted_match(dir: &Path, players: usize, state: &str, moves: &[&str], seed:
 /// intact.
 fn reseal(from: &Path, to: &Path, edit: impl Fn(&mut Line)) {
     let body = std::fs::read_to_string(from).unwrap();
-    let mut w = RecordWriter::create(to).unwrap();
+    let mut w = RecordWriter::new(std::fs::File::create(to).unwrap());
     for raw in body.lines() {
         let (text, _) = record::unseal(raw).expect("a sealed line");
         let mut line: Line = serde_json::from_str(&text).expect("a record line");

@@ -546,11 +546,11 @@ impl Table<'_> {
 
     /// Appends a record line, forcing it to disk when the durability policy says so.
     fn write(&mut self, line: &Line) -> std::io::Result<()> {
-        if self.record.is_none() {
-            self.record = Some(RecordWriter::create(&self.config.record)?);
+        match self.record.as_mut() {
+            None => self.record = Some(RecordWriter::start(&self.config.record, line)?),
+            Some(record) => record.write(line)?,
         }
-        let record = self.record.as_mut().expect("created above");
-        record.write(line)?;
+        let record = self.record.as_mut().expect("written above");
         let end = matches!(line, Line::Result(_));
         match self.config.durability {
             Durability::Line => record.sync(),
