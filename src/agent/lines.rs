@@ -5,10 +5,15 @@
 //! the current line, reports an over-long line once and then discards bytes until the
 //! next `\n` without looking back.
 
-use std::io::{ErrorKind, Read};
+use std::collections::VecDeque;
+use std::io::{self, ErrorKind, Read};
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::SyncSender;
+use std::os::fd::{AsFd, AsRawFd};
+use std::process::ChildStdout;
+use std::time::Duration;
+
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::{Received, MAX_LINE};
 
@@ -81,37 +86,122 @@ fn finish(mut line: Vec<u8>) -> Received {
     }
 }
 
-/// Reads `input` to its end, sending its lines; returns early once nobody listens.
+/// An agent's stdout, read on the caller's thread without ever blocking it.
 ///
-/// The channel is bounded, so a flooding agent blocks here, on its own thread, and
-/// then in its own writes: the back-pressure lands on the agent, not the referee.
+/// The pipe is non-blocking and read only when the caller asks for a line, so the
+/// line reaches the match loop with no thread hand-over (a wake-up per line was the
+/// largest part of the referee's cost per action). An agent that prints while nobody
+/// reads it fills its pipe and then blocks in its own writes: the back-pressure lands
+/// on the agent, not on the referee.
+#[derive(Debug)]
+pub(crate) struct Output {
+    /// The pipe, until its end was read (or it failed, which means the same).
+    pipe: Option<ChildStdout>,
+    splitter: LineSplitter,
+    /// Lines split off but not yet taken; holds at most what one fill adds past
+    /// [`QUEUE`] lines.
+    queue: VecDeque<Received>,
+    /// Read buffer, kept: zeroing a fresh one per read cost more than the read.
+    chunk: Box<[u8]>,
+}
+
+/// Lines held before reading stops until the caller takes some.
 ///
-/// `busy` is set from the moment a read has returned until every line it completed is
-/// queued, so the receiver can tell "nothing more arrived" from "the rest of what
-/// arrived together is on its way" (`AgentProcess::try_recv_settled`).
-pub(crate) fn pump_lines(mut input: impl Read, out: &SyncSender<Received>, busy: &AtomicBool) {
-    let mut splitter = LineSplitter::default();
-    let mut emit = |msg| match out.send(msg) {
-        Ok(()) => ControlFlow::Continue(()),
-        Err(_) => ControlFlow::Break(()),
-    };
-    let mut chunk = [0u8; CHUNK];
-    loop {
-        let n = match input.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(err) if err.kind() == ErrorKind::Interrupted => continue,
-            // A read error on a pipe means the agent side is gone: same as its end.
-            Err(_) => break,
-        };
-        busy.store(true, Ordering::SeqCst);
-        let flow = splitter.feed(&chunk[..n], &mut emit);
-        busy.store(false, Ordering::SeqCst);
-        if flow.is_break() {
-            return;
+/// Together with `MAX_LINE` this caps what one agent can make the referee hold.
+const QUEUE: usize = 256;
+
+/// Reads per [`Output::fill`]: an agent printing without end must not keep the caller
+/// from its deadline checks.
+const READS_PER_FILL: usize = 8;
+
+impl Output {
+    /// Takes over `pipe`, making it non-blocking.
+    pub(crate) fn new(pipe: ChildStdout) -> io::Result<Output> {
+        let fd = pipe.as_raw_fd();
+        let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
+        fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+        Ok(Output {
+            pipe: Some(pipe),
+            splitter: LineSplitter::default(),
+            queue: VecDeque::new(),
+            chunk: vec![0; CHUNK].into_boxed_slice(),
+        })
+    }
+
+    /// An output that has already ended (the agent's stdout was not piped).
+    pub(crate) fn closed() -> Output {
+        Output {
+            pipe: None,
+            splitter: LineSplitter::default(),
+            queue: VecDeque::new(),
+            chunk: Box::default(),
         }
     }
-    splitter.finish(&mut emit);
+
+    /// The next line already split off, or [`Received::Closed`] once the pipe has
+    /// ended and every line is taken; `None` while more may come.
+    pub(crate) fn take(&mut self) -> Option<Received> {
+        match self.queue.pop_front() {
+            Some(received) => Some(received),
+            None if self.pipe.is_none() => Some(Received::Closed),
+            None => None,
+        }
+    }
+
+    /// Reads what the pipe holds now, without waiting: until a read comes back short,
+    /// at most [`READS_PER_FILL`] reads, and not while [`QUEUE`] lines are held.
+    pub(crate) fn fill(&mut self) {
+        for _ in 0..READS_PER_FILL {
+            if self.queue.len() >= QUEUE {
+                return;
+            }
+            let Some(pipe) = self.pipe.as_mut() else { return };
+            let n = match pipe.read(&mut self.chunk) {
+                Ok(n) => n,
+                Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return,
+                // A read error on a pipe means the agent side is gone: same as its end.
+                Err(_) => 0,
+            };
+            let queue = &mut self.queue;
+            let mut emit = |msg| {
+                queue.push_back(msg);
+                ControlFlow::Continue(())
+            };
+            if n == 0 {
+                self.splitter.finish(&mut emit);
+                self.pipe = None;
+                return;
+            }
+            let _ = self.splitter.feed(&self.chunk[..n], &mut emit);
+            // A short read emptied the pipe: another would only say "nothing more"
+            // at the price of a system call per line.
+            if n < self.chunk.len() {
+                return;
+            }
+        }
+    }
+
+    /// Waits until the pipe is readable (or has ended), at most `limit`; false when
+    /// the wait timed out with nothing to read.
+    pub(crate) fn wait(&self, limit: Duration) -> bool {
+        let Some(pipe) = self.pipe.as_ref() else {
+            return true;
+        };
+        let millis = u16::try_from(limit.as_millis()).unwrap_or(u16::MAX);
+        // Round up: a sub-millisecond wait must not become a busy loop of zero waits.
+        let millis = if Duration::from_millis(millis.into()) < limit {
+            millis.saturating_add(1)
+        } else {
+            millis
+        };
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(millis)) {
+            Ok(0) => false,
+            // Readable, ended, failed or interrupted: the caller reads and looks again.
+            Ok(_) | Err(_) => true,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -194,13 +284,5 @@ mod tests {
             split(b"\xff\xfeok\nfine\n", 4),
             vec![Received::NotUtf8(b"\xff\xfeok".to_vec()), line("fine")]
         );
-    }
-
-    #[test]
-    fn pump_stops_when_the_receiver_is_gone() {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        drop(rx);
-        // Would loop forever on an endless reader if it ignored the closed channel.
-        pump_lines(std::io::repeat(b'\n'), &tx, &AtomicBool::new(false));
     }
 }

@@ -1,13 +1,12 @@
-//! One running agent: its process group, its pipes and the threads that watch them.
+//! One running agent: its process group, its pipes, and the thread that drains its
+//! stderr. Its stdout is read on the caller's thread (see [`Output`]).
 
+use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -18,15 +17,9 @@ use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-use super::lines::pump_lines;
+use super::lines::Output;
 use super::registry::{kill_escaped_children, pgid_of, spawn_registered, unregister};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT, STDERR_LOG_LIMIT};
-
-/// Lines buffered between the stdout thread and the caller before the agent is blocked.
-///
-/// Together with `MAX_LINE` this caps what one agent can make the referee hold
-/// (16 MiB) while the referee is not reading it, e.g. during an opponent's turn.
-const LINE_QUEUE: usize = 256;
 
 /// How often [`AgentProcess::recv`] looks whether the agent has exited.
 ///
@@ -40,9 +33,6 @@ const DROP_GRACE: Duration = Duration::from_millis(200);
 /// How long shutdown waits for killed descendants to be reaped, and for the stderr
 /// log to be complete, before leaving them be.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
-
-/// Longest [`AgentProcess::try_recv_settled`] waits for the lines of one read.
-const SETTLE_LIMIT: Duration = Duration::from_millis(100);
 
 /// Pause between checks while waiting for a process to exit.
 const TICK: Duration = Duration::from_millis(5);
@@ -65,9 +55,9 @@ pub struct AgentProcess {
     child: Child,
     pgid: i32,
     input: Input,
-    lines: Receiver<Received>,
-    /// Set while the stdout thread hands over the lines of one read.
-    pumping: Arc<AtomicBool>,
+    output: Output,
+    /// The last message composed for the agent; kept to reuse its allocation.
+    message: String,
     stderr_thread: Option<JoinHandle<()>>,
     shut_down: bool,
 }
@@ -131,14 +121,13 @@ impl AgentProcess {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let (sender, lines) = mpsc::sync_channel(LINE_QUEUE);
         // From here on, dropping `agent` on an error kills and reaps the child.
         let mut agent = AgentProcess {
             child,
             pgid,
             input: stdin.map_or(Input::Closed, Input::Open),
-            lines,
-            pumping: Arc::new(AtomicBool::new(false)),
+            output: Output::closed(),
+            message: String::new(),
             stderr_thread: None,
             shut_down: false,
         };
@@ -150,11 +139,7 @@ impl AgentProcess {
             set_nonblocking(stdin).map_err(setup)?;
         }
         if let Some(stdout) = stdout {
-            let pumping = Arc::clone(&agent.pumping);
-            thread::Builder::new()
-                .name(format!("agent-{pgid}-stdout"))
-                .spawn(move || pump_lines(stdout, &sender, &pumping))
-                .map_err(setup)?;
+            agent.output = Output::new(stdout).map_err(setup)?;
         }
         if let Some(stderr) = stderr {
             let handle = thread::Builder::new()
@@ -181,41 +166,54 @@ impl AgentProcess {
     /// The pipe is non-blocking, so an agent that never reads its input costs the
     /// referee at most the time until `deadline`, not forever.
     pub fn send_until(&mut self, line: &str, deadline: Instant) -> Result<(), AgentError> {
-        self.send_all_until(&[line], deadline)
+        self.send_lines_until([line], deadline)
     }
 
     /// Sends several lines with one write (a `\n` after each), waiting at most
     /// [`SEND_TIMEOUT`]: what a decision needs costs one system call, not one a line.
-    pub fn send_all<S: AsRef<str>>(&mut self, lines: &[S]) -> Result<(), AgentError> {
-        self.send_all_until(lines, Instant::now() + SEND_TIMEOUT)
+    pub fn send_lines<D: fmt::Display>(
+        &mut self,
+        lines: impl IntoIterator<Item = D>,
+    ) -> Result<(), AgentError> {
+        self.send_lines_until(lines, Instant::now() + SEND_TIMEOUT)
     }
 
-    /// [`AgentProcess::send_all`] with an explicit deadline.
-    pub fn send_all_until<S: AsRef<str>>(
+    /// [`AgentProcess::send_lines`] with an explicit deadline. The lines are formatted
+    /// straight into one reused buffer: no allocation per line or per message.
+    pub fn send_lines_until<D: fmt::Display>(
         &mut self,
-        lines: &[S],
+        lines: impl IntoIterator<Item = D>,
         deadline: Instant,
     ) -> Result<(), AgentError> {
-        if lines.iter().any(|l| l.as_ref().contains(['\n', '\r'])) {
-            return Err(AgentError::NotOneLine);
-        }
         let stdin = match &mut self.input {
             Input::Open(stdin) => stdin,
             Input::Closed => return Err(AgentError::Closed),
             Input::Stalled => return Err(AgentError::Stalled),
         };
-        let mut message = Vec::with_capacity(lines.iter().map(|l| l.as_ref().len() + 1).sum());
-        for l in lines {
-            message.extend_from_slice(l.as_ref().as_bytes());
-            message.push(b'\n');
+        self.message.clear();
+        for line in lines {
+            let start = self.message.len();
+            // Formatting into a `String` cannot fail.
+            let _ = fmt::Write::write_fmt(&mut self.message, format_args!("{line}"));
+            if self.message[start..].contains(['\n', '\r']) {
+                self.message.clear();
+                return Err(AgentError::NotOneLine);
+            }
+            self.message.push('\n');
         }
-        let result = write_all_until(stdin, &message, deadline);
+        let result = write_all_until(stdin, self.message.as_bytes(), deadline);
         match result {
             Ok(()) => {}
             Err(AgentError::Stalled) => self.input = Input::Stalled,
             Err(_) => self.input = Input::Closed,
         }
         result
+    }
+
+    /// The lines of the last message sent (or tried), each ending in `\n`: what a
+    /// transcript logs, without formatting the lines twice.
+    pub fn last_message(&self) -> &str {
+        &self.message
     }
 
     /// The next line from the agent's stdout, or [`Received::Timeout`] at `deadline`.
@@ -234,49 +232,30 @@ impl AgentProcess {
                     Received::Timeout
                 };
             }
-            match self.lines.recv_timeout((deadline - now).min(EXIT_POLL)) {
-                Ok(received) => return received,
-                Err(RecvTimeoutError::Disconnected) => return Received::Closed,
-                // Only a quiet agent is asked whether it still lives: no system call
-                // per line on the hot path.
-                Err(RecvTimeoutError::Timeout) if self.exit_status().is_some() => {
-                    return self.lines.try_recv().unwrap_or(Received::Closed);
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+            if let Some(received) = self.output.take() {
+                return received;
             }
+            // Only a quiet agent is asked whether it still lives: no system call per
+            // line on the hot path.
+            if !self.output.wait((deadline - now).min(EXIT_POLL)) && self.exit_status().is_some() {
+                self.output.fill();
+                return self.output.take().unwrap_or(Received::Closed);
+            }
+            self.output.fill();
         }
     }
 
     /// A line that has already arrived, without waiting; `None` when there is none.
     ///
-    /// Lets the caller notice what an agent said while no answer was due.
+    /// Everything the pipe holds is read first, so lines the agent wrote at once are
+    /// seen together: a second `bestmove` written with the first is noticed before the
+    /// next `go` is sent, not taken for its answer.
     pub fn try_recv(&mut self) -> Option<Received> {
-        match self.lines.try_recv() {
-            Ok(received) => Some(received),
-            Err(mpsc::TryRecvError::Empty) => None,
-            Err(mpsc::TryRecvError::Disconnected) => Some(Received::Closed),
+        if let Some(received) = self.output.take() {
+            return Some(received);
         }
-    }
-
-    /// Like [`try_recv`](Self::try_recv), but when nothing is queued while the stdout
-    /// thread is still handing over the lines of one read, waits for them (at most
-    /// [`SETTLE_LIMIT`]). Lines the agent wrote at once are so seen together: a second
-    /// `bestmove` written with the first is noticed before the next `go` is sent, not
-    /// taken for its answer.
-    pub fn try_recv_settled(&mut self) -> Option<Received> {
-        let until = Instant::now() + SETTLE_LIMIT;
-        loop {
-            // Read the flag first: once it is clear, every line of earlier reads is
-            // already queued.
-            let pumping = self.pumping.load(Ordering::SeqCst);
-            if let Some(received) = self.try_recv() {
-                return Some(received);
-            }
-            if !pumping || Instant::now() >= until {
-                return None;
-            }
-            thread::yield_now();
-        }
+        self.output.fill();
+        self.output.take()
     }
 
     /// Stops the agent: TERM to its group, up to `grace` to exit, then KILL; idempotent.

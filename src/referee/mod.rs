@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::agent::{AgentError, AgentSpec};
 use crate::clock::{SeatClock, TimeControl};
-use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SetupError, Turn};
+use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
 use crate::record::{
     self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT,
 };
@@ -261,6 +261,8 @@ struct Table<'c> {
     record: Option<RecordWriter<std::fs::File>>,
     /// The record read back when resuming an interrupted game.
     resumed: Option<record::Replay>,
+    /// Each seat's label, which never changes during a game.
+    labels: Vec<String>,
 }
 
 /// Plays one match to its end and returns the result; the record is written as play
@@ -366,8 +368,10 @@ fn start_and_play(
         Some(replay) => Some(RecordWriter::append(&config.record, replay).map_err(record_err)?),
         None => None,
     };
+    let labels = Seat::all(game.seat_count()).map(|s| game.seat_label(s)).collect();
     let mut table = Table {
         config,
+        labels,
         game,
         sessions: std::mem::take(sessions),
         record,
@@ -471,7 +475,7 @@ impl Table<'_> {
             // A resumed agent is told everything its seat saw so far, and each clock
             // continues from what the record shows.
             let told = record::seat_histories(replay);
-            for (slot, events) in self.sessions.iter_mut().zip(&told) {
+            for (slot, events) in self.sessions.iter_mut().zip(told) {
                 if let Some(s) = slot {
                     s.observe(events);
                 }
@@ -589,24 +593,27 @@ impl Table<'_> {
     ) -> std::io::Result<()> {
         stop_if_interrupted()?;
         let ply = self.game.plies();
-        self.write(&Line::Action(ActionLine {
+        let line = Line::Action(ActionLine {
             ply,
             seat: seat.number(),
             action: action.to_string(),
-            taken: played.taken.clone(),
+            taken: played.taken,
             forced: origin == Origin::Forced,
             opening: origin == Origin::Opening,
-            events: played.events.clone(),
+            events: played.events,
             think_ms: timing.map(|t| t.0.as_millis() as u64),
             clock_ms: timing.map(|t| t.1),
-        }))?;
-        self.distribute(&played);
-        let label = self.game.seat_label(seat);
+        });
+        self.write(&line)?;
+        self.distribute(played.seat_events);
+        let Line::Action(line) = line else {
+            unreachable!("built above")
+        };
         progress(Progress::Action {
             ply,
             seat,
-            label: &label,
-            action: played.taken.as_deref().unwrap_or(action),
+            label: &self.labels[seat.index()],
+            action: line.taken.as_deref().unwrap_or(action),
             forced: origin != Origin::Agent,
             think: timing.map(|t| t.0),
         });
@@ -637,9 +644,9 @@ impl Table<'_> {
             reason: failure.kind,
             detail: failure.detail.clone(),
             action,
-            events: played.events.clone(),
+            events: played.events,
         }))?;
-        self.distribute(&played);
+        self.distribute(played.seat_events);
         progress(Progress::Forfeit {
             seat,
             failure: &failure,
@@ -648,8 +655,8 @@ impl Table<'_> {
     }
 
     /// Queues each seat's own events with its session (and nothing else).
-    fn distribute(&mut self, played: &Played) {
-        for (slot, events) in self.sessions.iter_mut().zip(&played.seat_events) {
+    fn distribute(&mut self, seat_events: Vec<Vec<SeatEvent>>) {
+        for (slot, events) in self.sessions.iter_mut().zip(seat_events) {
             if let Some(s) = slot {
                 s.observe(events);
             }

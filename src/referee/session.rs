@@ -18,7 +18,7 @@ use crate::protocol::agent::{FromAgent, GoClock, ToAgent};
 pub const MAX_UNKNOWN_LINES: usize = 32;
 
 /// Lines still read after a deadline: about what an agent can have queued up while
-/// the referee served the others (the process layer buffers 256 lines).
+/// the referee served the others (the process layer holds up to 256 lines).
 const LATE_LINES: usize = 300;
 
 /// Why an agent lost its seat.
@@ -97,9 +97,26 @@ impl Session {
     }
 
     fn send(&mut self, message: &ToAgent<'_>) -> Result<(), Failure> {
-        let line = message.to_string();
-        self.log('>', &line);
-        self.process.send(&line).map_err(write_failure)
+        self.send_lines([message.clone()], None)
+    }
+
+    /// Sends `lines` with one write (until `deadline`, or the process layer's send
+    /// timeout), and logs what was sent.
+    fn send_lines<'m>(
+        &mut self,
+        lines: impl IntoIterator<Item = ToAgent<'m>>,
+        deadline: Option<Instant>,
+    ) -> Result<(), Failure> {
+        let sent = match deadline {
+            Some(deadline) => self.process.send_lines_until(lines, deadline),
+            None => self.process.send_lines(lines),
+        };
+        if let Some(t) = &mut self.transcript {
+            for line in self.process.last_message().lines() {
+                let _ = writeln!(t, "> {line}");
+            }
+        }
+        sent.map_err(write_failure)
     }
 
     /// Reads lines until `want` accepts one, or the deadline, a crash or a protocol
@@ -115,9 +132,9 @@ impl Session {
         loop {
             // Lines that arrived while other agents were served count even if the
             // deadline has passed meanwhile (all handshakes share one deadline).
-            let received = match self.process.try_recv() {
-                Some(r) => r,
-                None => self.process.recv(deadline),
+            let received = match self.process.recv(deadline) {
+                Received::Timeout => self.process.try_recv().unwrap_or(Received::Timeout),
+                r => r,
             };
             let line = match received {
                 Received::Line(line) => line,
@@ -230,8 +247,8 @@ impl Session {
     }
 
     /// Queues events this seat saw; they are sent before its next decision.
-    pub fn observe(&mut self, events: &[SeatEvent]) {
-        self.pending.extend_from_slice(events);
+    pub fn observe(&mut self, events: impl IntoIterator<Item = SeatEvent>) {
+        self.pending.extend(events);
     }
 
     /// Sends the pending events, the view and `go`, then waits for `bestmove` until
@@ -245,16 +262,13 @@ impl Session {
     ) -> Result<(String, Duration), Failure> {
         debug_assert_eq!(view.seat(), self.seat, "a seat is only ever sent its own view");
         self.stale_answers()?;
-        let mut lines: Vec<String> = std::mem::take(&mut self.pending)
-            .iter()
-            .map(|e| ToAgent::Event(e).to_string())
-            .collect();
-        lines.push(ToAgent::View(view).to_string());
-        lines.push(ToAgent::Go { kind, clock }.to_string());
-        for l in &lines {
-            self.log('>', l);
-        }
-        self.process.send_all(&lines).map_err(write_failure)?;
+        let pending = std::mem::take(&mut self.pending);
+        let last = [ToAgent::View(view), ToAgent::Go { kind, clock }];
+        let sent = self.send_lines(pending.iter().map(ToAgent::Event).chain(last), None);
+        // The queue's allocation is kept for the next decision.
+        self.pending = pending;
+        self.pending.clear();
+        sent?;
         let sent = Instant::now();
         let action = self.wait_for(sent + limit, "bestmove", |_, m| match m {
             FromAgent::BestMove(a) if a.is_empty() => Some(Err(Failure::new(
@@ -273,7 +287,7 @@ impl Session {
         // Only about what can have queued up: an agent printing without end would
         // otherwise keep this loop going forever. The rest is read with the answer.
         for _ in 0..LATE_LINES {
-            let Some(received) = self.process.try_recv_settled() else {
+            let Some(received) = self.process.try_recv() else {
                 break;
             };
             match received {
@@ -300,18 +314,9 @@ impl Session {
     /// (TERM → `grace` → KILL on its process group).
     pub fn finish(&mut self, outcome: &Outcome, grace: Duration) {
         let deadline = Instant::now() + grace;
-        let mut lines: Vec<String> = std::mem::take(&mut self.pending)
-            .iter()
-            .map(|e| ToAgent::Event(e).to_string())
-            .collect();
-        lines.push(ToAgent::GameOver(outcome).to_string());
-        lines.push(ToAgent::Quit.to_string());
-        for line in lines {
-            self.log('>', &line);
-            if self.process.send_until(&line, deadline).is_err() {
-                break;
-            }
-        }
+        let pending = std::mem::take(&mut self.pending);
+        let last = [ToAgent::GameOver(outcome), ToAgent::Quit];
+        let _ = self.send_lines(pending.iter().map(ToAgent::Event).chain(last), Some(deadline));
         // A well-behaved agent exits on `quit`; give it the grace to do so.
         while self.process.exit_status().is_none() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));

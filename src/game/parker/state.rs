@@ -12,7 +12,10 @@ use crate::game::Seat;
 
 /// Prints the state string of `pos` with the seats that are `out`.
 pub fn print(pos: &Position, out: &[Seat]) -> String {
-    let mut s = String::with_capacity(64);
+    use std::fmt::Write;
+    // Every view is a state string, so this is on the referee's path once per action:
+    // one allocation, no temporary strings.
+    let mut s = String::with_capacity(96);
     for y in (0..SIZE as i8).rev() {
         let mut empty = 0;
         for x in 0..SIZE as i8 {
@@ -20,7 +23,7 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
                 None => empty += 1,
                 Some(c) => {
                     if empty > 0 {
-                        s.push_str(&empty.to_string());
+                        push_count(&mut s, empty);
                         empty = 0;
                     }
                     s.push(c.letter());
@@ -28,22 +31,25 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
             }
         }
         if empty > 0 {
-            s.push_str(&empty.to_string());
+            push_count(&mut s, empty);
         }
         if y > 0 {
             s.push('/');
         }
     }
-    s.push(' ');
-    s.push(pos.to_move.letter());
-    s.push(' ');
-    s.push_str(&pos.moves.to_string());
-    if !out.is_empty() {
-        let seats: Vec<String> = out.iter().map(Seat::to_string).collect();
-        s.push_str(" out=");
-        s.push_str(&seats.join(","));
+    let _ = write!(s, " {} {}", pos.to_move.letter(), pos.moves);
+    for (i, seat) in out.iter().enumerate() {
+        let _ = write!(s, "{}{seat}", if i == 0 { " out=" } else { "," });
     }
     s
+}
+
+/// Appends `n` in decimal; the formatting machinery costs more than the board.
+fn push_count(s: &mut String, n: u32) {
+    if n >= 10 {
+        push_count(s, n / 10);
+    }
+    s.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Parses a state string for `table`, listing every problem found.
