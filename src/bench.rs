@@ -119,7 +119,9 @@ fn legal_generation(game: GameId, options: &Options, positions: usize) -> f64 {
     total.as_secs_f64() * 1e6 / counted as f64
 }
 
-/// Plays `games` matches of one configuration with built-in agents and measures.
+/// Plays `games` matches of one configuration and measures: each game is first played
+/// by random agents, then replayed by replay agents (instant bots that only read
+/// their actions from that record), and the replay is what is timed.
 fn match_figures(
     exe: &str,
     dir: &Path,
@@ -134,7 +136,9 @@ fn match_figures(
     let mut thought = Duration::ZERO;
     let mut records = Vec::new();
     for k in 0..games {
-        let config = bench_config(exe, dir, game, options, k as u64, seats);
+        let config = bench_config(exe, dir, game, options, k as u64, seats, None);
+        play_match(&config, &mut |_| {}).map_err(std::io::Error::other)?;
+        let config = bench_config(exe, dir, game, options, k as u64, seats, Some(&config.record));
         let path = config.record.clone();
         // From the first action to the last: start-up and shut-down of the agents
         // are not per-action costs.
@@ -206,7 +210,7 @@ fn memory_per_game(exe: &str, dir: &Path, n: usize) -> std::io::Result<f64> {
         for k in 0..n {
             let done = &done;
             handles.push(scope.spawn(move || {
-                let config = bench_config(exe, dir, GameId::Telka, &Options::new(), 1000 + k as u64, 2);
+                let config = bench_config(exe, dir, GameId::Telka, &Options::new(), 1000 + k as u64, 2, None);
                 let result = play_match(&config, &mut |_| {});
                 done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 result.map(|_| ()).map_err(std::io::Error::other)
@@ -224,7 +228,8 @@ fn memory_per_game(exe: &str, dir: &Path, n: usize) -> std::io::Result<f64> {
     Ok((peak - before).max(0.0) / n as f64)
 }
 
-/// A match of built-in random agents for the bench.
+/// A match of built-in random agents for the bench, or with `replay`, of replay
+/// agents playing that record again.
 fn bench_config(
     exe: &str,
     dir: &Path,
@@ -232,13 +237,17 @@ fn bench_config(
     options: &Options,
     seed: u64,
     seats: usize,
+    replay: Option<&Path>,
 ) -> MatchConfig {
     let agents = (0..seats)
         .map(|s| SeatAgent {
-            spec: AgentSpec::new(format!(
-                "{exe} agent random --seed {}",
-                Rng::derive(seed, s as u64)
-            )),
+            spec: AgentSpec::new(match replay {
+                None => format!("{exe} agent random --seed {}", Rng::derive(seed, s as u64)),
+                Some(record) => format!(
+                    "{exe} agent replay {}",
+                    shell_words::quote(&record.to_string_lossy())
+                ),
+            }),
             options: Vec::new(),
         })
         .collect();
@@ -253,8 +262,9 @@ fn bench_config(
         quit_grace: Duration::from_secs(1),
         seed,
         record: dir.join(format!(
-            "{game}-{}-{seed}.jsonl",
-            options.to_string().replace([' ', '='], "_")
+            "{game}-{}-{seed}{}.jsonl",
+            options.to_string().replace([' ', '='], "_"),
+            if replay.is_some() { "-replayed" } else { "" }
         )),
         log_dir: None,
         resume: false,

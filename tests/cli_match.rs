@@ -687,3 +687,98 @@ fn a_match_from_a_state_records_it_and_verifies() {
     assert_eq!(code, 0, "{stderr}");
     assert!(shown.lines().any(|l| l == format!("view {state}")), "{shown}");
 }
+
+/// The `--agent` command of a replay agent playing back `record`.
+fn replay_command(record: &Path) -> String {
+    format!(
+        "{} agent replay {}",
+        quoted_exe(),
+        shell_words::quote(&record.to_string_lossy())
+    )
+}
+
+/// What a record says happened, without timings, hashes and agent commands: action
+/// lines (submitted, taken, events), forfeits and the result.
+fn played(lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    lines[1..]
+        .iter()
+        .map(|l| {
+            let mut l = l.clone();
+            let o = l.as_object_mut().expect("a record line is an object");
+            for volatile in ["hash", "think_ms", "clock_ms", "detail"] {
+                o.remove(volatile);
+            }
+            l
+        })
+        .collect()
+}
+
+#[test]
+fn replay_agents_play_a_recorded_game_again() {
+    // Hidden placements (I-Doubt-It) and moves cut short by unseen pieces
+    // (multichess) come back exactly as they were played.
+    for (game, option, seats) in [
+        ("telka", "players=2", 2),
+        ("idoubtit", "variant=9", 2),
+        ("multichess", "players=3", 3),
+    ] {
+        let dir = TempDir::new().unwrap();
+        let base = strings(&["--game", game, "-o", option, "--seed", "11"]);
+        let mut args = base.clone();
+        args.extend(strings(&["--fill", "random"]));
+        let (original, _) = play(dir.path(), "a.jsonl", &args);
+        let mut args = base.clone();
+        for _ in 0..seats {
+            args.extend(["--agent".to_string(), replay_command(&original)]);
+        }
+        let (again, _) = play(dir.path(), "b.jsonl", &args);
+        let (original, again) = (record_lines(&original), record_lines(&again));
+        assert!(actions(&original).len() > 4, "{game}: a real game");
+        assert_eq!(played(&original), played(&again), "{game}: the same game again");
+        assert_verifies(&dir.path().join("b.jsonl"));
+    }
+}
+
+#[test]
+fn a_replayed_illegal_action_forfeits_again() {
+    let dir = TempDir::new().unwrap();
+    let base = strings(&["--game", "telka", "--seed", "3"]);
+    let mut args = base.clone();
+    args.extend(["--agent".to_string(), builtin_command("random", 1)]);
+    args.extend(["--agent".to_string(), bot_command("illegal.sh", &[])]);
+    let (original, _) = play(dir.path(), "a.jsonl", &args);
+    let mut args = base.clone();
+    for _ in 0..2 {
+        args.extend(["--agent".to_string(), replay_command(&original)]);
+    }
+    let (again, _) = play(dir.path(), "b.jsonl", &args);
+    let (original, again) = (record_lines(&original), record_lines(&again));
+    let forfeit = |lines: &[serde_json::Value]| {
+        lines
+            .iter()
+            .find(|l| kind(l) == "forfeit")
+            .map(|l| (l["seat"].clone(), l["reason"].clone(), l["action"].clone()))
+    };
+    assert_eq!(
+        forfeit(&original),
+        Some((2.into(), "illegal".into(), "a1-a2".into()))
+    );
+    assert_eq!(forfeit(&again), forfeit(&original));
+    assert_eq!(played(&original), played(&again));
+}
+
+#[test]
+fn a_replay_agent_without_a_readable_record_is_bad_usage() {
+    let dir = TempDir::new().unwrap();
+    for record in ["missing.jsonl", "broken.jsonl"] {
+        std::fs::write(dir.path().join("broken.jsonl"), "{\"type\":\"header\"}\n").unwrap();
+        let out = referee_in(dir.path())
+            .args(["agent", "replay", record])
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{record}: {stderr}");
+        assert!(stderr.starts_with("referee: cannot replay "), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
+}

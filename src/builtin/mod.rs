@@ -1,15 +1,18 @@
-//! The built-in agents (`referee agent random|greedy`). They speak the agent protocol
-//! over stdin/stdout like any third-party bot, so a default match exercises the real
-//! process path. They decide from their seat's view only, as any bot must.
+//! The built-in agents (`referee agent random|greedy|replay`). They speak the agent
+//! protocol over stdin/stdout like any third-party bot, so a default match exercises
+//! the real process path. `random` and `greedy` decide from their seat's view only, as
+//! any bot must; `replay` plays back what its seat did in a record.
 
 mod greedy;
 mod idoubtit;
 mod multichess;
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 
 use crate::game::{Game, GameId, Options};
 use crate::protocol::agent::AgentInput;
+use crate::record::{ForfeitLine, Line};
 use crate::rng::Rng;
 
 /// Which built-in strategy to play.
@@ -35,26 +38,85 @@ impl Strategy {
 struct Table {
     game: GameId,
     options: Options,
+    /// Its own seat number (1-based).
+    seat: usize,
 }
 
 /// Runs a built-in agent on `input`/`output` until `quit` or end of input.
-pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, output: impl Write) -> io::Result<()> {
     let mut rng = Rng::new(seed);
+    let mut memory = multichess::Memory::default();
+    converse(strategy.name(), input, output, |table, view, events| {
+        choose(strategy, table, view, events, &mut memory, &mut rng)
+    })
+}
+
+/// The actions each seat's agent submitted in a record, in order, for
+/// [`run_replay`]: accepted actions (not the referee's forced or opening ones) and
+/// the illegal action of a forfeit, so that the replay ends the same way.
+pub fn replay_script(lines: &[Line], seats: usize) -> Vec<VecDeque<String>> {
+    let mut script = vec![VecDeque::new(); seats];
+    for line in lines {
+        let (seat, action) = match line {
+            Line::Action(a) if !a.forced && !a.opening => (a.seat, &a.action),
+            Line::Forfeit(ForfeitLine {
+                seat,
+                action: Some(action),
+                ..
+            }) => (*seat, action),
+            _ => continue,
+        };
+        if let Some(queue) = script.get_mut(seat.wrapping_sub(1)) {
+            queue.push_back(action.clone());
+        }
+    }
+    script
+}
+
+/// Runs the replay agent: it answers each `go` with its seat's next action from
+/// `script` (see [`replay_script`]) and `none` once the script is used up.
+///
+/// It decides nothing, so it is as close to an instant bot as a process can be: the
+/// referee's own cost per action is measured with it (`referee bench`), and a game
+/// can be replayed against a bot under test in another seat.
+pub fn run_replay(
+    game: GameId,
+    mut script: Vec<VecDeque<String>>,
+    input: impl BufRead,
+    output: impl Write,
+) -> io::Result<()> {
+    converse("replay", input, output, |table, _, _| {
+        if table.game != game {
+            return None;
+        }
+        script.get_mut(table.seat.wrapping_sub(1))?.pop_front()
+    })
+}
+
+/// The protocol loop every built-in agent shares: `decide` is asked for an action
+/// at each `go`, with the table, the last view and the events since the last `go`.
+fn converse(
+    name: &str,
+    input: impl BufRead,
+    mut output: impl Write,
+    mut decide: impl FnMut(&Table, &str, &[String]) -> Option<String>,
+) -> io::Result<()> {
     let mut table: Option<Table> = None;
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
-    let mut memory = multichess::Memory::default();
     for line in input.lines() {
         let line = line?;
         match AgentInput::parse(&line) {
             AgentInput::Hello(_) => {
-                writeln!(output, "id name {}", strategy.name())?;
+                writeln!(output, "id name {name}")?;
                 writeln!(output, "id author the referee authors")?;
                 writeln!(output, "protocolok")?;
             }
             AgentInput::IsReady => writeln!(output, "readyok")?,
-            AgentInput::NewGame { game, options, .. } => {
+            AgentInput::NewGame {
+                game, options, seat, ..
+            } => {
                 let pairs = options
                     .iter()
                     .map(|(k, v)| format!("{k}={v}"))
@@ -63,7 +125,7 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
                     GameId::parse(&game),
                     Options::parse(pairs.iter().map(String::as_str)),
                 ) {
-                    (Ok(game), Ok(options)) => Some(Table { game, options }),
+                    (Ok(game), Ok(options)) => Some(Table { game, options, seat }),
                     _ => None,
                 };
             }
@@ -72,7 +134,7 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, mut output: impl 
             AgentInput::Go { .. } => {
                 let action = table
                     .as_ref()
-                    .and_then(|t| choose(strategy, t, &view, &events, &mut memory, &mut rng))
+                    .and_then(|t| decide(t, &view, &events))
                     .unwrap_or_else(|| "none".to_string());
                 writeln!(output, "bestmove {action}")?;
                 events.clear();

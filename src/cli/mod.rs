@@ -13,6 +13,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::builtin::Strategy;
@@ -77,13 +78,30 @@ enum Command {
         quick: bool,
     },
     /// Run a built-in agent speaking the agent protocol on stdin/stdout.
-    Agent {
-        /// Strategy.
-        #[arg(value_enum)]
-        strategy: Strategy,
+    #[command(subcommand)]
+    Agent(BuiltinAgent),
+}
+
+/// The built-in agents.
+#[derive(Debug, Subcommand)]
+pub enum BuiltinAgent {
+    /// Uniform over the legal actions, seeded.
+    Random {
         /// Seed for its random choices.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+    },
+    /// One-ply heuristic: best immediate gain, ties broken at random.
+    Greedy {
+        /// Seed for its random choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Play back the actions its seat's agent made in a record (an instant bot:
+    /// it decides nothing), then `none`.
+    Replay {
+        /// The record (checked with `verify` rules first).
+        record: PathBuf,
     },
 }
 
@@ -161,10 +179,21 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
         }
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),
-        Command::Agent { strategy, seed } => {
+        Command::Agent(which) => {
             let stdin = io::stdin().lock();
             let stdout = io::stdout().lock();
-            match crate::builtin::run(strategy, seed, stdin, stdout) {
+            let played = match which {
+                BuiltinAgent::Random { seed } => crate::builtin::run(Strategy::Random, seed, stdin, stdout),
+                BuiltinAgent::Greedy { seed } => crate::builtin::run(Strategy::Greedy, seed, stdin, stdout),
+                BuiltinAgent::Replay { record } => {
+                    let replay = crate::record::replay_file(&record)
+                        .with_context(|| format!("cannot replay {}", record.display()))
+                        .map_err(Failure::usage)?;
+                    let script = crate::builtin::replay_script(&replay.lines, replay.game.seat_count());
+                    crate::builtin::run_replay(replay.game.id(), script, stdin, stdout)
+                }
+            };
+            match played {
                 Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e)),
                 _ => Ok(EXIT_OK),
             }
