@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::agent::AgentSpec;
+use crate::agent::{AgentProcess, AgentSpec};
 use crate::clock::TimeControl;
 use crate::game::{GameId, Options, Turn};
 use crate::record::{self, Durability};
@@ -47,6 +47,9 @@ pub struct GameFigures {
 pub struct Figures {
     /// Pipe ping-pong round trip with a child process, µs.
     pub pipe_round_trip_us: f64,
+    /// The same through the referee's I/O path with the record append, µs
+    /// ([`io_path_round_trip`]).
+    pub io_path_round_trip_us: f64,
     /// Per game configuration.
     pub games: Vec<GameFigures>,
     /// Resident memory added per concurrent game, KiB (agents' processes excluded).
@@ -67,7 +70,11 @@ fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
     ]
 }
 
-/// (a) µs per line round trip with `cat`, over `n` round trips.
+/// A view line of about the usual length, for the round trips.
+const PING: &str = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0";
+
+/// (a) µs per line round trip with `cat`, over `n` round trips: the best of five
+/// batches, the floor rather than the noise.
 pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
     let mut child = Command::new("cat")
         .stdin(Stdio::piped())
@@ -75,10 +82,9 @@ pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
         .spawn()?;
     let mut input = child.stdin.take().expect("piped");
     let mut output = BufReader::new(child.stdout.take().expect("piped"));
-    let line = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0\n";
+    let line = format!("{PING}\n");
     let mut back = String::new();
     let mut best = f64::INFINITY;
-    // The best of a few batches: the floor, not the noise.
     for _ in 0..5 {
         let start = Instant::now();
         for _ in 0..n / 5 {
@@ -91,6 +97,39 @@ pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
     }
     drop(input);
     let _ = child.wait();
+    Ok(best)
+}
+
+/// (a') The same round trip through the referee's own I/O path, with the system calls
+/// an action needs whatever the game: the record line appended to a file, the check
+/// for stale lines, one write to the agent, and the wait for its line (poll, read).
+/// What the referee costs above this is its work on the game itself.
+pub fn io_path_round_trip(n: usize, dir: &Path) -> std::io::Result<f64> {
+    let mut agent = AgentProcess::spawn(&AgentSpec::new("cat")).map_err(std::io::Error::other)?;
+    let path = dir.join("io-path.jsonl");
+    let mut record = std::fs::File::create(&path)?;
+    let line = format!(
+        "{{\"type\":\"action\",\"ply\":1,\"seat\":1,\"action\":\"{PING}\",\"events\":[],\"hash\":\"{:064}\"}}\n",
+        0
+    );
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let start = Instant::now();
+        for _ in 0..n / 5 {
+            record.write_all(line.as_bytes())?;
+            if agent.try_recv().is_some() {
+                return Err(std::io::Error::other("cat answered nothing it was asked"));
+            }
+            agent.send_lines([PING]).map_err(std::io::Error::other)?;
+            match agent.recv(Instant::now() + Duration::from_secs(10)) {
+                crate::agent::Received::Line(_) => {}
+                other => return Err(std::io::Error::other(format!("cat: {other:?}"))),
+            }
+        }
+        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / 5) as f64);
+    }
+    agent.shutdown(Duration::from_secs(1));
+    let _ = std::fs::remove_file(path);
     Ok(best)
 }
 
@@ -276,9 +315,11 @@ fn bench_config(
 
 /// Runs every measurement; `quick` plays fewer games.
 pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
-    let pipe = pipe_round_trip(if quick { 2_000 } else { 20_000 })?;
+    let trips = if quick { 2_000 } else { 20_000 };
+    let pipe = pipe_round_trip(trips)?;
     let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
+    let io_path = io_path_round_trip(trips, &dir)?;
     let mut games = Vec::new();
     for (game, opts) in configurations() {
         let options = Options::parse(opts).expect("valid options");
@@ -293,6 +334,7 @@ pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
     }
     let figures = Figures {
         pipe_round_trip_us: pipe,
+        io_path_round_trip_us: io_path,
         games,
         kib_per_concurrent_game: memory_per_game(exe, &dir, if quick { 4 } else { 16 })?,
     };
@@ -304,6 +346,10 @@ impl Figures {
     /// The table `referee bench` prints.
     pub fn table(&self) -> String {
         let mut t = format!("pipe round trip (floor): {:.1} µs\n", self.pipe_round_trip_us);
+        t.push_str(&format!(
+            "round trip through the referee's I/O path, record append included: {:.1} µs\n",
+            self.io_path_round_trip_us
+        ));
         t.push_str(&format!(
             "{:<34} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>12}\n",
             "game", "actions", "µs/action", "go→move µs", "referee µs", "ratio", "legal µs", "verify act/s"

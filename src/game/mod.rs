@@ -432,3 +432,13 @@ impl fmt::Display for GameId {
         f.write_str(self.as_str())
     }
 }
+
+/// Appends `n` in decimal. State strings are printed once per action, for every view;
+/// going through the formatting machinery for their small counts cost more than the
+/// board itself.
+pub(crate) fn push_decimal(s: &mut String, n: u32) {
+    if n >= 10 {
+        push_decimal(s, n / 10);
+    }
+    s.push(char::from(b'0' + (n % 10) as u8));
+}

@@ -6,9 +6,12 @@
 //! line with every type the seat may not see written `X`/`x`, hidden supplies as a
 //! count `#n`, and no snapshot.
 
+use std::fmt::Write;
+
 use super::board::{BoardKind, Kind, Piece, Side, Square};
 use super::notation::{self, Action, Promotion};
 use super::rules::{Pending, Phase, Position, Variant};
+use crate::game::push_decimal;
 
 /// How to print types: all of them, or as one seat may see them.
 #[derive(Clone, Copy)]
@@ -76,7 +79,7 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
                 None => empty += 1,
                 Some(p) => {
                     if empty > 0 {
-                        s.push_str(&empty.to_string());
+                        push_decimal(&mut s, empty);
                         empty = 0;
                     }
                     token(&mut s, &p, lens.shows(&p, false));
@@ -84,7 +87,7 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
             }
         }
         if empty > 0 {
-            s.push_str(&empty.to_string());
+            push_decimal(&mut s, empty);
         }
         if rank > 0 {
             s.push('/');
@@ -125,16 +128,21 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
         } else if shown {
             supply.iter().for_each(|k| s.push(k.letter()));
         } else {
-            s.push_str(&format!("#{}", supply.len()));
+            s.push('#');
+            push_decimal(&mut s, supply.len() as u32);
         }
     }
-    s.push_str(&format!(" {} ", pos.plies));
+    s.push(' ');
+    push_decimal(&mut s, pos.plies);
+    s.push(' ');
     match pos.ep {
-        Some(sq) => s.push_str(&sq.to_string()),
+        Some(sq) => {
+            let _ = write!(s, "{sq}");
+        }
         None => s.push('-'),
     }
     if let Some(p) = &pos.pending {
-        s.push_str(&format!(" | {} ", p.actor.letter()));
+        let _ = write!(s, " | {} ", p.actor.letter());
         match lens {
             Lens::All => {
                 s.push_str(&p.action.to_string());

@@ -8,7 +8,7 @@
 use super::board::{Colour, Point, POINTS, SIZE};
 use super::rules::Position;
 use super::table::Table;
-use crate::game::Seat;
+use crate::game::{push_decimal, Seat};
 
 /// Prints the state string of `pos` with the seats that are `out`.
 pub fn print(pos: &Position, out: &[Seat]) -> String {
@@ -23,7 +23,7 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
                 None => empty += 1,
                 Some(c) => {
                     if empty > 0 {
-                        push_count(&mut s, empty);
+                        push_decimal(&mut s, empty);
                         empty = 0;
                     }
                     s.push(c.letter());
@@ -31,7 +31,7 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
             }
         }
         if empty > 0 {
-            push_count(&mut s, empty);
+            push_decimal(&mut s, empty);
         }
         if y > 0 {
             s.push('/');
@@ -42,14 +42,6 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
         let _ = write!(s, "{}{seat}", if i == 0 { " out=" } else { "," });
     }
     s
-}
-
-/// Appends `n` in decimal; the formatting machinery costs more than the board.
-fn push_count(s: &mut String, n: u32) {
-    if n >= 10 {
-        push_count(s, n / 10);
-    }
-    s.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Parses a state string for `table`, listing every problem found.
