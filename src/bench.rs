@@ -20,6 +20,55 @@ use crate::record::{self, Durability};
 use crate::referee::{play_match, AgentCwd, MatchConfig, SeatAgent};
 use crate::rng::Rng;
 
+/// A global allocator that counts the allocations of each thread, for the
+/// allocations-per-action figure. The `referee` binary installs it; the cost is one
+/// thread-local increment per allocation.
+#[derive(Debug)]
+pub struct CountingAlloc;
+
+thread_local! {
+    /// Allocations made by this thread (a `const` initialiser: no lazy set-up, no
+    /// destructor, so the allocator itself never allocates or re-enters).
+    static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+// SAFETY: every call is passed on unchanged to the system allocator; the counter is
+// a plain thread-local cell that neither allocates nor panics (`try_with`).
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: as above.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: as above.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: as above.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Allocations (and reallocations) this thread has made, when [`CountingAlloc`] is
+/// the global allocator; `None` when it is not.
+pub fn thread_allocations() -> Option<u64> {
+    let count = || ALLOCATIONS.with(std::cell::Cell::get);
+    let before = count();
+    drop(std::hint::black_box(Box::new(0u64)));
+    let after = count();
+    (after > before).then_some(after)
+}
+
 /// One measured configuration of a game.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameFigures {
@@ -36,6 +85,11 @@ pub struct GameFigures {
     pub referee_us_per_action: f64,
     /// Wall time per action over the pipe round trip.
     pub ratio_to_pipe: f64,
+    /// Wall time per action over the round trip through the referee's I/O path.
+    pub ratio_to_io_path: f64,
+    /// Heap allocations (and reallocations) of the match loop per action; `None` when
+    /// the counting allocator is not installed.
+    pub allocations_per_action: Option<f64>,
     /// Legal-action generation, µs per position (positions from random play).
     pub legal_us_per_position: f64,
     /// `verify` throughput on this game's records, actions per second.
@@ -167,12 +221,13 @@ fn match_figures(
     game: GameId,
     options: &Options,
     games: usize,
-    pipe: f64,
+    (pipe, io_path): (f64, f64),
 ) -> std::io::Result<GameFigures> {
     let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
     let mut actions = 0u64;
     let mut wall = Duration::ZERO;
     let mut thought = Duration::ZERO;
+    let mut allocations: Option<u64> = None;
     let mut records = Vec::new();
     for k in 0..games {
         let config = bench_config(exe, dir, game, options, k as u64, seats, None);
@@ -182,11 +237,14 @@ fn match_figures(
         // From the first action to the last: start-up and shut-down of the agents
         // are not per-action costs.
         let (mut first, mut last, mut counted) = (None, None, 0u64);
+        let (mut allocs_first, mut allocs_last) = (None, None);
         play_match(&config, &mut |p| {
             if let crate::referee::Progress::Action { think, .. } = p {
                 let now = Instant::now();
+                allocs_last = thread_allocations();
                 if first.is_none() {
                     first = Some(now);
+                    allocs_first = allocs_last;
                 } else {
                     thought += think.unwrap_or_default();
                     counted += 1;
@@ -197,6 +255,10 @@ fn match_figures(
         .map_err(std::io::Error::other)?;
         if let (Some(a), Some(b)) = (first, last) {
             wall += b - a;
+        }
+        if let (Some(a), Some(b)) = (allocs_first, allocs_last) {
+            // Less the probe's own allocation at each action.
+            allocations = Some(allocations.unwrap_or(0) + (b - a).saturating_sub(counted));
         }
         actions += counted;
         records.push(path);
@@ -219,6 +281,8 @@ fn match_figures(
         think_us_per_action: think,
         referee_us_per_action: (per_action - think).max(0.0),
         ratio_to_pipe: per_action / pipe,
+        ratio_to_io_path: per_action / io_path,
+        allocations_per_action: allocations.map(|n| n as f64 / actions.max(1) as f64),
         legal_us_per_position: legal_generation(game, options, 2000),
         verify_actions_per_s: (actions * rounds) as f64 / verify_s,
     })
@@ -329,7 +393,7 @@ pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
             game,
             &options,
             if quick { 1 } else { 4 },
-            pipe,
+            (pipe, io_path),
         )?);
     }
     let figures = Figures {
@@ -351,18 +415,32 @@ impl Figures {
             self.io_path_round_trip_us
         ));
         t.push_str(&format!(
-            "{:<34} {:>8} {:>10} {:>10} {:>10} {:>7} {:>10} {:>12}\n",
-            "game", "actions", "µs/action", "go→move µs", "referee µs", "ratio", "legal µs", "verify act/s"
+            "{:<22} {:>7} {:>9} {:>9} {:>9} {:>6} {:>6} {:>7} {:>8} {:>11}\n",
+            "game",
+            "actions",
+            "µs/act",
+            "go→move",
+            "referee",
+            "×pipe",
+            "×I/O",
+            "allocs",
+            "legal µs",
+            "verify/s"
         ));
         for g in &self.games {
+            let allocs = g
+                .allocations_per_action
+                .map_or_else(|| "n/a".to_string(), |n| format!("{n:.1}"));
             t.push_str(&format!(
-                "{:<34} {:>8} {:>10.1} {:>10.1} {:>10.1} {:>7.2} {:>10.1} {:>12.0}\n",
+                "{:<22} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>6.2} {:>6.2} {:>7} {:>8.1} {:>11.0}\n",
                 g.game,
                 g.actions,
                 g.us_per_action,
                 g.think_us_per_action,
                 g.referee_us_per_action,
                 g.ratio_to_pipe,
+                g.ratio_to_io_path,
+                allocs,
                 g.legal_us_per_position,
                 g.verify_actions_per_s
             ));

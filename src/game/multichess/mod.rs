@@ -47,11 +47,6 @@ impl MultiGame {
         &self.pos
     }
 
-    /// What every seat sees, by seat index.
-    fn visibility(&self) -> Vec<Vec<bool>> {
-        Seat::all(self.pos.seats).map(|s| self.pos.visible(s)).collect()
-    }
-
     /// R-M7: each seat is told what changed on the squares it saw before or sees
     /// after; `public` facts go to everybody, `own` only to `mover`.
     fn tell(
@@ -61,7 +56,18 @@ impl MultiGame {
         public: &[String],
         mover: Option<(Seat, String)>,
     ) -> Vec<Vec<SeatEvent>> {
-        let seen_after = self.visibility();
+        let seen_after = self.pos.visible_all();
+        // Each changed square's event, written once whoever is told it.
+        let changed: Vec<(usize, String)> = before
+            .iter()
+            .zip(&self.pos.squares)
+            .enumerate()
+            .filter(|(_, (old, new))| old != new)
+            .map(|(k, (_, new))| {
+                let cell = new.map_or(".".to_string(), |p| p.to_string());
+                (k, format!("square {} {cell}", Square::from_index(k)))
+            })
+            .collect();
         Seat::all(self.pos.seats)
             .map(|seat| {
                 let i = seat.index();
@@ -71,10 +77,9 @@ impl MultiGame {
                         told.push(SeatEvent::new(text.clone()));
                     }
                 }
-                for (k, (old, new)) in before.iter().zip(&self.pos.squares).enumerate() {
-                    if old != new && (seen_before[i][k] || seen_after[i][k]) {
-                        let cell = new.map_or(".".to_string(), |p| p.to_string());
-                        told.push(SeatEvent::new(format!("square {} {cell}", Square::from_index(k))));
+                for (k, text) in &changed {
+                    if seen_before[i][*k] || seen_after[i][*k] {
+                        told.push(SeatEvent::new(text.clone()));
                     }
                 }
                 told
@@ -155,7 +160,7 @@ impl Game for MultiGame {
         };
         let view_moves = self.pos.masked(seat).0.moves(seat);
         let before = self.pos.squares.clone();
-        let seen_before = self.visibility();
+        let seen_before = self.pos.visible_all();
         if text == "pass" {
             if !view_moves.is_empty() {
                 return Err(illegal(format!(
@@ -232,7 +237,7 @@ impl Game for MultiGame {
             return Played::default();
         }
         let before = self.pos.squares.clone();
-        let seen_before = self.visibility();
+        let seen_before = self.pos.visible_all();
         let n = self.pos.remove_seat(seat);
         if self.pos.remaining().len() == 1 {
             self.end = Some(EndReason::Forfeit { seat, kind });

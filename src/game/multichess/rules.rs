@@ -207,22 +207,47 @@ impl Position {
     /// owns (or nobody owns) entirely; elsewhere its own pieces and every square one
     /// of its pieces inside that area could capture on.
     pub fn visible(&self, seat: Seat) -> Vec<bool> {
-        let mut seen = vec![false; self.squares.len()];
+        self.visibility(Some(seat)).pop().expect("one row for one seat")
+    }
+
+    /// [`Position::visible`] for every seat at once, indexed by seat index: one pass
+    /// over the board instead of one per seat (each action tells every seat what it
+    /// saw, before and after).
+    pub fn visible_all(&self) -> Vec<Vec<bool>> {
+        self.visibility(None)
+    }
+
+    /// The R-M3 rule itself, for `only` one seat (one row) or for all (a row each).
+    fn visibility(&self, only: Option<Seat>) -> Vec<Vec<bool>> {
+        let row_of = |s: Seat| match only {
+            Some(o) => (s == o).then_some(0),
+            None => Some(s.index()),
+        };
+        let rows = if only.is_some() { 1 } else { self.seats };
+        let mut seen = vec![vec![false; self.squares.len()]; rows];
         for sq in self.all_squares() {
             let i = sq.index();
-            match sq.area {
-                Area::Public => seen[i] = true,
-                Area::Private(a) => {
-                    let owner = self.owners[a as usize];
-                    if owner.is_none() || owner == Some(seat) {
-                        seen[i] = true;
-                    } else if self.at(sq).is_some_and(|p| p.owner == seat) {
-                        seen[i] = true;
-                        for t in self.attacks(sq, Some(a)) {
-                            seen[t.index()] = true;
-                        }
-                    }
-                }
+            let owner = match sq.area {
+                Area::Public => None,
+                Area::Private(a) => self.owners[a as usize],
+            };
+            let Some(owner) = owner else {
+                seen.iter_mut().for_each(|row| row[i] = true);
+                continue;
+            };
+            if let Some(r) = row_of(owner) {
+                seen[r][i] = true;
+            }
+            // A piece inside another seat's area: its owner sees it and what it attacks.
+            let Some(piece) = self.at(sq).filter(|p| p.owner != owner) else {
+                continue;
+            };
+            let (Some(r), Area::Private(a)) = (row_of(piece.owner), sq.area) else {
+                continue;
+            };
+            seen[r][i] = true;
+            for t in self.attacks(sq, Some(a)) {
+                seen[r][t.index()] = true;
             }
         }
         seen
