@@ -1,23 +1,26 @@
 //! `referee bench`: what the referee costs, measured against the physical floor.
 //!
-//! (a) the floor: a bare line ping-pong with a child process over pipes; (b) the
-//! referee's cost per action with built-in agents, per game and seat count, and its
-//! ratio to the floor; (c) `verify` throughput; (d) legal-action generation per
-//! position; (e) memory per concurrent game. Absolute figures vary from run to run
+//! (a) the floor: a bare line ping-pong with a child process over pipes, and the same
+//! round trip through the referee's own I/O path; (b) the referee's cost per action
+//! with instant agents, per game and seat count, and its ratio to both; (c) `verify`
+//! throughput; (d) legal-action generation per position; (e) memory per concurrent
+//! game; and allocations per action. Round trips are timed with the referee and its
+//! agents pinned to one CPU, then to two, because the scheduler's choice between the
+//! two changes a round trip several times over. Absolute figures vary from run to run
 //! and machine to machine; the ratios are what to compare.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::agent::{AgentProcess, AgentSpec};
+use crate::agent::{AgentProcess, AgentSpec, Received};
 use crate::clock::TimeControl;
 use crate::game::{GameId, Options, Turn};
 use crate::record::{self, Durability};
-use crate::referee::{play_match, AgentCwd, MatchConfig, SeatAgent};
+use crate::referee::{play_match, AgentCwd, MatchConfig, Progress, SeatAgent};
 use crate::rng::Rng;
 
 /// A global allocator that counts the allocations of each thread, for the
@@ -69,41 +72,189 @@ pub fn thread_allocations() -> Option<u64> {
     (after > before).then_some(after)
 }
 
-/// One measured configuration of a game.
+/// Where the referee and its agents run while round trips are timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// Referee and agents share one CPU: a round trip is two context switches, and
+    /// every microsecond either side works adds to it.
+    OneCpu,
+    /// The referee on one CPU, the agents on another: a round trip is two cross-CPU
+    /// wake-ups.
+    TwoCpus,
+    /// Wherever the scheduler puts them (where CPU pinning is not available).
+    Unpinned,
+}
+
+impl Placement {
+    /// The name in the table.
+    fn label(self) -> &'static str {
+        match self {
+            Placement::OneCpu => "one CPU",
+            Placement::TwoCpus => "two CPUs",
+            Placement::Unpinned => "unpinned",
+        }
+    }
+}
+
+/// The CPUs this thread may run on, and pinning to one of them. Processes started
+/// by the thread inherit its pinning, which is how agents are placed.
+struct Cpus {
+    #[cfg(target_os = "linux")]
+    original: nix::sched::CpuSet,
+    /// The first two CPUs allowed (the second may be missing).
+    ids: Vec<usize>,
+}
+
+impl Cpus {
+    /// The allowed CPUs, or `None` where pinning is not available.
+    fn detect() -> Option<Cpus> {
+        #[cfg(target_os = "linux")]
+        {
+            use nix::sched::{sched_getaffinity, CpuSet};
+            use nix::unistd::Pid;
+            let original = sched_getaffinity(Pid::from_raw(0)).ok()?;
+            let ids: Vec<usize> = (0..CpuSet::count())
+                .filter(|&c| original.is_set(c).unwrap_or(false))
+                .take(2)
+                .collect();
+            (!ids.is_empty()).then_some(Cpus { original, ids })
+        }
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
+    /// The placements these CPUs allow.
+    fn placements(cpus: Option<&Cpus>) -> Vec<Placement> {
+        match cpus.map(|c| c.ids.len()) {
+            None => vec![Placement::Unpinned],
+            Some(1) => vec![Placement::OneCpu],
+            Some(_) => vec![Placement::OneCpu, Placement::TwoCpus],
+        }
+    }
+
+    /// Pins the calling thread to CPU `cpu`.
+    #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
+    fn pin(&self, cpu: usize) -> std::io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let mut set = nix::sched::CpuSet::new();
+            set.set(cpu).map_err(std::io::Error::from)?;
+            nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+                .map_err(std::io::Error::from)?;
+        }
+        Ok(())
+    }
+
+    /// Gives the calling thread back every CPU it had.
+    fn restore(&self) {
+        #[cfg(target_os = "linux")]
+        let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &self.original);
+    }
+}
+
+/// Pinning for one placement: the agents' CPU while they are started, then the
+/// referee's.
+#[derive(Clone, Copy)]
+struct Pin<'c> {
+    cpus: Option<&'c Cpus>,
+    referee: usize,
+    agents: usize,
+}
+
+impl<'c> Pin<'c> {
+    fn new(cpus: Option<&'c Cpus>, placement: Placement) -> Pin<'c> {
+        let id = |k: usize| cpus.and_then(|c| c.ids.get(k).copied()).unwrap_or(0);
+        let agents = if placement == Placement::TwoCpus {
+            id(1)
+        } else {
+            id(0)
+        };
+        Pin {
+            cpus,
+            referee: id(0),
+            agents,
+        }
+    }
+
+    /// Before starting agents: they will run where this thread runs now.
+    fn for_agents(self) -> std::io::Result<()> {
+        self.cpus.map_or(Ok(()), |c| c.pin(self.agents))
+    }
+
+    /// Once the agents are started: the referee's own CPU.
+    fn for_referee(self) -> std::io::Result<()> {
+        self.cpus.map_or(Ok(()), |c| c.pin(self.referee))
+    }
+}
+
+/// CPU time this thread has used (user and system), where the OS tells.
+fn thread_cpu_time() -> Duration {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::resource::{getrusage, UsageWho};
+        if let Ok(usage) = getrusage(UsageWho::RUSAGE_THREAD) {
+            let us = |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
+            return Duration::from_micros(us(usage.user_time()) + us(usage.system_time()));
+        }
+    }
+    Duration::ZERO
+}
+
+/// Round trips and per-action costs under one placement.
 #[derive(Clone, Debug, Serialize)]
-pub struct GameFigures {
+pub struct Timing {
+    /// Where the referee and agents ran.
+    pub placement: Placement,
+    /// Pipe ping-pong round trip with `cat`, µs (the floor).
+    pub pipe_round_trip_us: f64,
+    /// The same through the referee's I/O path with the record append, µs
+    /// ([`io_path_round_trip`]).
+    pub io_path_round_trip_us: f64,
+    /// Per game configuration.
+    pub games: Vec<GameTiming>,
+}
+
+/// One game configuration played by instant agents under one placement.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameTiming {
     /// Game and options.
     pub game: String,
-    /// Actions played.
+    /// Actions timed.
     pub actions: u64,
-    /// Wall time per action, µs (agents' thinking included).
+    /// Wall time per action, µs, from the first action to the last.
     pub us_per_action: f64,
-    /// Of which from `go` written to `bestmove` read (the pipe round trip and the
-    /// agent's own work), µs per action.
-    pub think_us_per_action: f64,
-    /// The referee's own part per action (the rest), µs.
-    pub referee_us_per_action: f64,
+    /// CPU time of the referee's match thread per action, µs (user and system).
+    pub referee_cpu_us_per_action: f64,
     /// Wall time per action over the pipe round trip.
     pub ratio_to_pipe: f64,
     /// Wall time per action over the round trip through the referee's I/O path.
     pub ratio_to_io_path: f64,
+}
+
+/// What does not depend on placement, per game configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameFigures {
+    /// Game and options.
+    pub game: String,
     /// Heap allocations (and reallocations) of the match loop per action; `None` when
     /// the counting allocator is not installed.
     pub allocations_per_action: Option<f64>,
     /// Legal-action generation, µs per position (positions from random play).
     pub legal_us_per_position: f64,
-    /// `verify` throughput on this game's records, actions per second.
+    /// `verify` throughput on this game's records, actions per second, on one CPU.
     pub verify_actions_per_s: f64,
 }
 
 /// Everything `referee bench` measures.
 #[derive(Clone, Debug, Serialize)]
 pub struct Figures {
-    /// Pipe ping-pong round trip with a child process, µs.
-    pub pipe_round_trip_us: f64,
-    /// The same through the referee's I/O path with the record append, µs
-    /// ([`io_path_round_trip`]).
-    pub io_path_round_trip_us: f64,
+    /// CPUs this process may use.
+    pub cpus: usize,
+    /// The CPU model, as the OS names it.
+    pub cpu_model: String,
+    /// Round trips and per-action costs, per placement.
+    pub timings: Vec<Timing>,
     /// Per game configuration.
     pub games: Vec<GameFigures>,
     /// Resident memory added per concurrent game, KiB (agents' processes excluded).
@@ -127,27 +278,31 @@ fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
 /// A view line of about the usual length, for the round trips.
 const PING: &str = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0";
 
-/// (a) µs per line round trip with `cat`, over `n` round trips: the best of five
-/// batches, the floor rather than the noise.
-pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
+/// Batches each round-trip figure is the best of: the floor, not the noise.
+const BATCHES: usize = 5;
+
+/// (a) µs per line round trip with `cat`, over `n` round trips.
+fn pipe_round_trip(n: usize, pin: Pin<'_>) -> std::io::Result<f64> {
+    pin.for_agents()?;
     let mut child = Command::new("cat")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()?;
+    pin.for_referee()?;
     let mut input = child.stdin.take().expect("piped");
     let mut output = BufReader::new(child.stdout.take().expect("piped"));
     let line = format!("{PING}\n");
     let mut back = String::new();
     let mut best = f64::INFINITY;
-    for _ in 0..5 {
+    for _ in 0..BATCHES {
         let start = Instant::now();
-        for _ in 0..n / 5 {
+        for _ in 0..n / BATCHES {
             input.write_all(line.as_bytes())?;
             input.flush()?;
             back.clear();
             output.read_line(&mut back)?;
         }
-        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / 5) as f64);
+        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / BATCHES) as f64);
     }
     drop(input);
     let _ = child.wait();
@@ -158,8 +313,10 @@ pub fn pipe_round_trip(n: usize) -> std::io::Result<f64> {
 /// an action needs whatever the game: the record line appended to a file, the check
 /// for stale lines, one write to the agent, and the wait for its line (poll, read).
 /// What the referee costs above this is its work on the game itself.
-pub fn io_path_round_trip(n: usize, dir: &Path) -> std::io::Result<f64> {
+fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<f64> {
+    pin.for_agents()?;
     let mut agent = AgentProcess::spawn(&AgentSpec::new("cat")).map_err(std::io::Error::other)?;
+    pin.for_referee()?;
     let path = dir.join("io-path.jsonl");
     let mut record = std::fs::File::create(&path)?;
     let line = format!(
@@ -167,20 +324,20 @@ pub fn io_path_round_trip(n: usize, dir: &Path) -> std::io::Result<f64> {
         0
     );
     let mut best = f64::INFINITY;
-    for _ in 0..5 {
+    for _ in 0..BATCHES {
         let start = Instant::now();
-        for _ in 0..n / 5 {
+        for _ in 0..n / BATCHES {
             record.write_all(line.as_bytes())?;
             if agent.try_recv().is_some() {
                 return Err(std::io::Error::other("cat answered nothing it was asked"));
             }
             agent.send_lines([PING]).map_err(std::io::Error::other)?;
             match agent.recv(Instant::now() + Duration::from_secs(10)) {
-                crate::agent::Received::Line(_) => {}
+                Received::Line(_) => {}
                 other => return Err(std::io::Error::other(format!("cat: {other:?}"))),
             }
         }
-        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / 5) as f64);
+        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / BATCHES) as f64);
     }
     agent.shutdown(Duration::from_secs(1));
     let _ = std::fs::remove_file(path);
@@ -212,82 +369,280 @@ fn legal_generation(game: GameId, options: &Options, positions: usize) -> f64 {
     total.as_secs_f64() * 1e6 / counted as f64
 }
 
-/// Plays `games` matches of one configuration and measures: each game is first played
-/// by random agents, then replayed by replay agents (instant bots that only read
-/// their actions from that record), and the replay is what is timed.
-fn match_figures(
+/// One replay of a recorded game by instant agents, timed from its first action to
+/// its last (start-up and shut-down of the agents are not per-action costs).
+struct Replayed {
+    actions: u64,
+    wall: Duration,
+    cpu: Duration,
+    allocations: Option<u64>,
+}
+
+/// Replays `record` with replay agents (instant bots that only read their actions
+/// from it), placed by `pin`.
+fn replay_once(
     exe: &str,
     dir: &Path,
+    record: &Path,
     game: GameId,
     options: &Options,
-    games: usize,
-    (pipe, io_path): (f64, f64),
-) -> std::io::Result<GameFigures> {
+    pin: Pin<'_>,
+) -> std::io::Result<Replayed> {
     let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
-    let mut actions = 0u64;
-    let mut wall = Duration::ZERO;
-    let mut thought = Duration::ZERO;
-    let mut allocations: Option<u64> = None;
-    let mut records = Vec::new();
-    for k in 0..games {
-        let config = bench_config(exe, dir, game, options, k as u64, seats, None);
-        play_match(&config, &mut |_| {}).map_err(std::io::Error::other)?;
-        let config = bench_config(exe, dir, game, options, k as u64, seats, Some(&config.record));
-        let path = config.record.clone();
-        // From the first action to the last: start-up and shut-down of the agents
-        // are not per-action costs.
-        let (mut first, mut last, mut counted) = (None, None, 0u64);
-        let (mut allocs_first, mut allocs_last) = (None, None);
-        play_match(&config, &mut |p| {
-            if let crate::referee::Progress::Action { think, .. } = p {
-                let now = Instant::now();
-                allocs_last = thread_allocations();
-                if first.is_none() {
-                    first = Some(now);
-                    allocs_first = allocs_last;
-                } else {
-                    thought += think.unwrap_or_default();
-                    counted += 1;
-                }
-                last = Some(now);
+    let config = bench_config(exe, dir, game, options, 0, seats, Some(record));
+    let (mut first, mut last, mut counted) = (None, None, 0u64);
+    let mut pinned = Ok(());
+    pin.for_agents()?;
+    play_match(&config, &mut |p| {
+        if let Progress::Action { .. } = p {
+            if first.is_none() {
+                pinned = pin.for_referee();
             }
-        })
-        .map_err(std::io::Error::other)?;
-        if let (Some(a), Some(b)) = (first, last) {
-            wall += b - a;
+            let at = (Instant::now(), thread_cpu_time(), thread_allocations());
+            if first.is_none() {
+                first = Some(at);
+            } else {
+                counted += 1;
+            }
+            last = Some(at);
         }
-        if let (Some(a), Some(b)) = (allocs_first, allocs_last) {
-            // Less the probe's own allocation at each action.
-            allocations = Some(allocations.unwrap_or(0) + (b - a).saturating_sub(counted));
-        }
-        actions += counted;
-        records.push(path);
-    }
-    // (c) verify: replay every record several times.
-    let start = Instant::now();
-    let rounds = 5;
-    for _ in 0..rounds {
-        for r in &records {
-            record::replay_file(r).map_err(std::io::Error::other)?;
-        }
-    }
-    let verify_s = start.elapsed().as_secs_f64();
-    let per_action = wall.as_secs_f64() * 1e6 / actions.max(1) as f64;
-    let think = thought.as_secs_f64() * 1e6 / actions.max(1) as f64;
-    Ok(GameFigures {
-        game: format!("{game} {options}"),
-        actions,
-        us_per_action: per_action,
-        think_us_per_action: think,
-        referee_us_per_action: (per_action - think).max(0.0),
-        ratio_to_pipe: per_action / pipe,
-        ratio_to_io_path: per_action / io_path,
-        allocations_per_action: allocations.map(|n| n as f64 / actions.max(1) as f64),
-        legal_us_per_position: legal_generation(game, options, 2000),
-        verify_actions_per_s: (actions * rounds) as f64 / verify_s,
+    })
+    .map_err(std::io::Error::other)?;
+    pinned?;
+    let _ = std::fs::remove_file(&config.record);
+    let (Some(a), Some(b)) = (first, last) else {
+        return Ok(Replayed {
+            actions: 0,
+            wall: Duration::ZERO,
+            cpu: Duration::ZERO,
+            allocations: None,
+        });
+    };
+    Ok(Replayed {
+        actions: counted,
+        wall: b.0 - a.0,
+        cpu: b.1.saturating_sub(a.1),
+        // Less the probe's own allocation at each action.
+        allocations: a.2.zip(b.2).map(|(x, y)| (y - x).saturating_sub(counted)),
     })
 }
 
+/// Sums the replays of `records` under one placement.
+fn replay_all(
+    exe: &str,
+    dir: &Path,
+    records: &[PathBuf],
+    game: GameId,
+    options: &Options,
+    pin: Pin<'_>,
+) -> std::io::Result<Replayed> {
+    let mut sum = Replayed {
+        actions: 0,
+        wall: Duration::ZERO,
+        cpu: Duration::ZERO,
+        allocations: Some(0),
+    };
+    for r in records {
+        let one = replay_once(exe, dir, r, game, options, pin)?;
+        sum.actions += one.actions;
+        sum.wall += one.wall;
+        sum.cpu += one.cpu;
+        sum.allocations = sum.allocations.zip(one.allocations).map(|(x, y)| x + y);
+    }
+    Ok(sum)
+}
+
+/// (c) `verify` throughput over `records`, actions per second, on the CPU this
+/// thread is pinned to.
+fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
+    let mut actions = 0u64;
+    let start = Instant::now();
+    for _ in 0..5 {
+        for r in records {
+            let replay = record::replay_file(r).map_err(std::io::Error::other)?;
+            actions += replay
+                .lines
+                .iter()
+                .filter(|l| matches!(l, record::Line::Action(_)))
+                .count() as u64;
+        }
+    }
+    Ok(actions as f64 / start.elapsed().as_secs_f64())
+}
+
+/// The CPU model, as /proc/cpuinfo names it (Linux; empty elsewhere).
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// Runs every measurement; `quick` plays fewer games and round trips.
+pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
+    let trips = if quick { 2_000 } else { 20_000 };
+    let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let figures = measure(exe, &dir, quick, trips);
+    let _ = std::fs::remove_dir_all(&dir);
+    figures
+}
+
+/// [`run`] in `dir`.
+fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<Figures> {
+    // The games first, by random agents; the timed runs replay them.
+    let mut recorded = Vec::new();
+    for (game, opts) in configurations() {
+        let options = Options::parse(opts).expect("valid options");
+        let seats = game.create(&options, None).map(|g| g.seat_count()).unwrap_or(2);
+        let mut records = Vec::new();
+        for k in 0..if quick { 1 } else { 4 } {
+            let config = bench_config(exe, dir, game, &options, k, seats, None);
+            play_match(&config, &mut |_| {}).map_err(std::io::Error::other)?;
+            records.push(config.record);
+        }
+        recorded.push((game, options, records));
+    }
+    let cpus = Cpus::detect();
+    let mut timings = Vec::new();
+    let mut allocations = vec![None; recorded.len()];
+    let measured = (|| -> std::io::Result<()> {
+        for placement in Cpus::placements(cpus.as_ref()) {
+            let pin = Pin::new(cpus.as_ref(), placement);
+            let pipe = pipe_round_trip(trips, pin)?;
+            let io_path = io_path_round_trip(trips, dir, pin)?;
+            let mut games = Vec::new();
+            for (k, (game, options, records)) in recorded.iter().enumerate() {
+                let r = replay_all(exe, dir, records, *game, options, pin)?;
+                let per = |d: Duration| d.as_secs_f64() * 1e6 / r.actions.max(1) as f64;
+                let us = per(r.wall);
+                allocations[k] = allocations[k].or(r.allocations.map(|n| n as f64 / r.actions.max(1) as f64));
+                games.push(GameTiming {
+                    game: format!("{game} {options}"),
+                    actions: r.actions,
+                    us_per_action: us,
+                    referee_cpu_us_per_action: per(r.cpu),
+                    ratio_to_pipe: us / pipe,
+                    ratio_to_io_path: us / io_path,
+                });
+            }
+            timings.push(Timing {
+                placement,
+                pipe_round_trip_us: pipe,
+                io_path_round_trip_us: io_path,
+                games,
+            });
+        }
+        Ok(())
+    })();
+    let mut games = Vec::new();
+    let verified = measured.and_then(|()| {
+        // "On one core": verify runs pinned where it can be.
+        Pin::new(cpus.as_ref(), Placement::OneCpu).for_referee()?;
+        for ((game, options, records), allocations) in recorded.iter().zip(&allocations) {
+            games.push(GameFigures {
+                game: format!("{game} {options}"),
+                allocations_per_action: *allocations,
+                legal_us_per_position: legal_generation(*game, options, 2000),
+                verify_actions_per_s: verify_throughput(records)?,
+            });
+        }
+        Ok(())
+    });
+    if let Some(c) = &cpus {
+        c.restore();
+    }
+    verified?;
+    Ok(Figures {
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_model: cpu_model(),
+        timings,
+        games,
+        kib_per_concurrent_game: memory_per_game(exe, dir, if quick { 4 } else { 16 })?,
+    })
+}
+
+impl Figures {
+    /// The table `referee bench` prints.
+    pub fn table(&self) -> String {
+        let mut t = format!(
+            "referee bench: {} CPU{} ({}); figures vary from run to run, compare the ratios\n\n",
+            self.cpus,
+            if self.cpus == 1 { "" } else { "s" },
+            if self.cpu_model.is_empty() {
+                "model unknown"
+            } else {
+                &self.cpu_model
+            }
+        );
+        let head: String = self
+            .timings
+            .iter()
+            .map(|p| format!(" {:>10}", p.placement.label()))
+            .collect();
+        t.push_str(&format!("{:<46}{head}\n", "round trip, µs"));
+        let row = |name: &str, f: &dyn Fn(&Timing) -> f64| {
+            let cells: String = self.timings.iter().map(|p| format!(" {:>10.1}", f(p))).collect();
+            format!("{name:<46}{cells}\n")
+        };
+        t.push_str(&row("pipe ping-pong with cat (the floor)", &|p| {
+            p.pipe_round_trip_us
+        }));
+        t.push_str(&row("through the referee's I/O path, record append", &|p| {
+            p.io_path_round_trip_us
+        }));
+        t.push('\n');
+        t.push_str(&format!("{:<22} {:>7}", "per action", "actions"));
+        for p in &self.timings {
+            t.push_str(&format!(" | {:^30}", p.placement.label()));
+        }
+        t.push('\n');
+        t.push_str(&format!("{:<22} {:>7}", "instant agents", ""));
+        for _ in &self.timings {
+            t.push_str(&format!(
+                " | {:>7} {:>6} {:>6} {:>8}",
+                "µs", "×pipe", "×I/O", "cpu µs"
+            ));
+        }
+        t.push('\n');
+        for (k, g) in self.games.iter().enumerate() {
+            let actions = self.timings.first().map_or(0, |p| p.games[k].actions);
+            t.push_str(&format!("{:<22} {:>7}", g.game, actions));
+            for p in &self.timings {
+                let x = &p.games[k];
+                t.push_str(&format!(
+                    " | {:>7.1} {:>6.2} {:>6.2} {:>8.1}",
+                    x.us_per_action, x.ratio_to_pipe, x.ratio_to_io_path, x.referee_cpu_us_per_action
+                ));
+            }
+            t.push('\n');
+        }
+        t.push('\n');
+        t.push_str(&format!(
+            "{:<22} {:>13} {:>16} {:>18}\n",
+            "game", "allocs/action", "legal µs/position", "verify actions/s"
+        ));
+        for g in &self.games {
+            let allocs = g
+                .allocations_per_action
+                .map_or_else(|| "n/a".to_string(), |n| format!("{n:.1}"));
+            t.push_str(&format!(
+                "{:<22} {:>13} {:>16.1} {:>18.0}\n",
+                g.game, allocs, g.legal_us_per_position, g.verify_actions_per_s
+            ));
+        }
+        t.push_str(&format!(
+            "\nmemory per concurrent match (2-player Telka, referee only): {:.1} KiB\n",
+            self.kib_per_concurrent_game
+        ));
+        t
+    }
+}
 /// Resident set size of this process, KiB (Linux; 0 elsewhere).
 fn rss_kib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -374,81 +729,5 @@ fn bench_config(
         durability: Durability::Game,
         agent_cwd: AgentCwd::Inherit,
         opening: Vec::new(),
-    }
-}
-
-/// Runs every measurement; `quick` plays fewer games.
-pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
-    let trips = if quick { 2_000 } else { 20_000 };
-    let pipe = pipe_round_trip(trips)?;
-    let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let io_path = io_path_round_trip(trips, &dir)?;
-    let mut games = Vec::new();
-    for (game, opts) in configurations() {
-        let options = Options::parse(opts).expect("valid options");
-        games.push(match_figures(
-            exe,
-            &dir,
-            game,
-            &options,
-            if quick { 1 } else { 4 },
-            (pipe, io_path),
-        )?);
-    }
-    let figures = Figures {
-        pipe_round_trip_us: pipe,
-        io_path_round_trip_us: io_path,
-        games,
-        kib_per_concurrent_game: memory_per_game(exe, &dir, if quick { 4 } else { 16 })?,
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    Ok(figures)
-}
-
-impl Figures {
-    /// The table `referee bench` prints.
-    pub fn table(&self) -> String {
-        let mut t = format!("pipe round trip (floor): {:.1} µs\n", self.pipe_round_trip_us);
-        t.push_str(&format!(
-            "round trip through the referee's I/O path, record append included: {:.1} µs\n",
-            self.io_path_round_trip_us
-        ));
-        t.push_str(&format!(
-            "{:<22} {:>7} {:>9} {:>9} {:>9} {:>6} {:>6} {:>7} {:>8} {:>11}\n",
-            "game",
-            "actions",
-            "µs/act",
-            "go→move",
-            "referee",
-            "×pipe",
-            "×I/O",
-            "allocs",
-            "legal µs",
-            "verify/s"
-        ));
-        for g in &self.games {
-            let allocs = g
-                .allocations_per_action
-                .map_or_else(|| "n/a".to_string(), |n| format!("{n:.1}"));
-            t.push_str(&format!(
-                "{:<22} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>6.2} {:>6.2} {:>7} {:>8.1} {:>11.0}\n",
-                g.game,
-                g.actions,
-                g.us_per_action,
-                g.think_us_per_action,
-                g.referee_us_per_action,
-                g.ratio_to_pipe,
-                g.ratio_to_io_path,
-                allocs,
-                g.legal_us_per_position,
-                g.verify_actions_per_s
-            ));
-        }
-        t.push_str(&format!(
-            "memory per concurrent match (2-player Telka, referee only): {:.1} KiB\n",
-            self.kib_per_concurrent_game
-        ));
-        t
     }
 }
