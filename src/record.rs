@@ -278,13 +278,33 @@ pub fn chain_hash(prev: &str, body: &[u8]) -> String {
     hex(&h.finalize())
 }
 
-/// Lower-case hex of `bytes` (hot in `verify`: no formatting machinery).
+/// Lower-case hex of `bytes` (no formatting machinery).
 pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
+        out.push(HEX_DIGITS[(b >> 4) as usize] as char);
+        out.push(HEX_DIGITS[(b & 15) as usize] as char);
+    }
+    out
+}
+
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// A chain hash as the ASCII bytes of its hex: `verify` computes one per line, so it
+/// lives on the stack rather than in a fresh `String`.
+type HexHash = [u8; 64];
+
+/// The chain hash of a sealed line whose body without the closing brace is `head`.
+fn sealed_line_hash(prev: &HexHash, head: &str) -> HexHash {
+    let mut h = Sha256::new();
+    h.update(prev);
+    h.update(head.as_bytes());
+    h.update(b"}");
+    let digest = h.finalize();
+    let mut out = [0; 64];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(digest.iter()) {
+        pair[0] = HEX_DIGITS[(b >> 4) as usize];
+        pair[1] = HEX_DIGITS[(b & 15) as usize];
     }
     out
 }
@@ -362,7 +382,7 @@ pub fn replay_file(path: &Path) -> Result<Replay, RecordError> {
 /// Replays a record: checks every hash, re-plays every action and forfeit through the
 /// rules, compares every event, and checks the result.
 pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
-    let mut prev = GENESIS.to_string();
+    let mut prev: HexHash = GENESIS.as_bytes().try_into().expect("64 hex digits");
     let mut header: Option<Header> = None;
     let mut game: Option<Box<dyn Game>> = None;
     let mut lines = Vec::new();
@@ -391,14 +411,8 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
         let text = std::str::from_utf8(&raw).map_err(|_| RecordError::at(n, "not UTF-8"))?;
         let (head, stored) = split_sealed(text)
             .ok_or_else(|| RecordError::at(n, "no trailing \"hash\" member of 64 hex digits"))?;
-        let computed = {
-            let mut h = Sha256::new();
-            h.update(prev.as_bytes());
-            h.update(head.as_bytes());
-            h.update(b"}");
-            hex(&h.finalize())
-        };
-        if computed != stored {
+        let computed = sealed_line_hash(&prev, head);
+        if computed != stored.as_bytes() {
             return Err(RecordError::at(
                 n,
                 "hash mismatch: the line or one before it was altered",
@@ -469,7 +483,7 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             header,
             game,
             lines,
-            last_hash: prev,
+            last_hash: std::str::from_utf8(&prev).expect("hex is ASCII").to_string(),
             result,
             torn,
             complete_len,
@@ -625,5 +639,25 @@ mod tests {
         assert_eq!(body, serde_json::to_string(&line).unwrap());
         assert_eq!(hash, chain_hash(GENESIS, body.as_bytes()));
         assert_eq!(unseal("{}"), None);
+    }
+
+    #[test]
+    fn line_hashes_are_chain_hashes_of_the_body() {
+        let line = Line::Commit(CommitLine {
+            commitment: "c".into(),
+        });
+        let mut prev: HexHash = GENESIS.as_bytes().try_into().unwrap();
+        for _ in 0..3 {
+            let prev_text = std::str::from_utf8(&prev).unwrap();
+            let sealed = seal(prev_text, &line);
+            let (head, stored) = split_sealed(&sealed).unwrap();
+            let computed = sealed_line_hash(&prev, head);
+            assert_eq!(computed, stored.as_bytes());
+            assert_eq!(
+                computed,
+                chain_hash(prev_text, unseal(&sealed).unwrap().0.as_bytes()).as_bytes()
+            );
+            prev = computed;
+        }
     }
 }
