@@ -58,22 +58,26 @@ impl Action {
     /// The R-B9 text, built without the formatting machinery: legal lists run to
     /// thousands of chains, and this is most of their cost.
     pub fn text(&self) -> String {
+        let len = match self {
+            Action::Pass => 4,
+            Action::Path(points) => points.len() * 4,
+        };
+        let mut s = String::with_capacity(len);
+        self.push_text(&mut s);
+        s
+    }
+
+    /// Appends the R-B9 text.
+    pub fn push_text(&self, out: &mut String) {
         match self {
-            Action::Pass => "pass".to_string(),
+            Action::Pass => out.push_str("pass"),
             Action::Path(points) => {
-                let mut s = String::with_capacity(points.len() * 4);
                 for (i, p) in points.iter().enumerate() {
                     if i > 0 {
-                        s.push('-');
+                        out.push('-');
                     }
-                    s.push((b'a' + p.x() as u8) as char);
-                    let rank = p.y() as u8 + 1;
-                    if rank >= 10 {
-                        s.push('1');
-                    }
-                    s.push((b'0' + rank % 10) as char);
+                    p.push_text(out);
                 }
-                s
             }
         }
     }
