@@ -316,15 +316,25 @@ fn sealed_line_hash(prev: &HexHash, head: &str) -> HexHash {
 /// Splits a sealed line into its body without the closing brace and its stored hash:
 /// the hashed bytes are the head followed by `}`.
 fn split_sealed(text: &str) -> Option<(&str, &str)> {
+    split_sealed_unchecked(text).filter(|(_, hash)| is_lower_hex(hash))
+}
+
+/// [`split_sealed`] without checking that the hash is hex, for callers that compare
+/// it with a computed one first.
+fn split_sealed_unchecked(text: &str) -> Option<(&str, &str)> {
     const SUFFIX_LEN: usize = ",\"hash\":\"".len() + 64 + "\"}".len();
     if text.len() < SUFFIX_LEN + 2 || !text.is_char_boundary(text.len() - SUFFIX_LEN) {
         return None;
     }
     let (head, tail) = text.split_at(text.len() - SUFFIX_LEN);
     let hash = tail.strip_prefix(",\"hash\":\"")?.strip_suffix("\"}")?;
-    hash.bytes()
+    Some((head, hash))
+}
+
+/// Whether `text` is lower-case hex digits only.
+fn is_lower_hex(text: &str) -> bool {
+    text.bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        .then_some((head, hash))
 }
 
 /// The hash stored at the end of a sealed line.
@@ -413,14 +423,17 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             break;
         }
         let text = std::str::from_utf8(&raw).map_err(|_| RecordError::at(n, "not UTF-8"))?;
-        let (head, stored) = split_sealed(text)
-            .ok_or_else(|| RecordError::at(n, "no trailing \"hash\" member of 64 hex digits"))?;
+        const NO_HASH: &str = "no trailing \"hash\" member of 64 hex digits";
+        let (head, stored) = split_sealed_unchecked(text).ok_or_else(|| RecordError::at(n, NO_HASH))?;
         let computed = sealed_line_hash(&prev, head);
         if computed != stored.as_bytes() {
-            return Err(RecordError::at(
-                n,
-                "hash mismatch: the line or one before it was altered",
-            ));
+            // A hash equal to the computed one is hex, so only a mismatch needs a look.
+            let message = if is_lower_hex(stored) {
+                "hash mismatch: the line or one before it was altered"
+            } else {
+                NO_HASH
+            };
+            return Err(RecordError::at(n, message));
         }
         prev = computed;
         // Counted now: any later problem with the line ends the replay with an error.
@@ -659,6 +672,35 @@ mod tests {
         assert_eq!(body, serde_json::to_string(&line).unwrap());
         assert_eq!(hash, chain_hash(GENESIS, body.as_bytes()));
         assert_eq!(unseal("{}"), None);
+    }
+
+    #[test]
+    fn a_bad_hash_is_told_from_a_missing_one() {
+        let line = Line::Commit(CommitLine {
+            commitment: "c".into(),
+        });
+        let sealed = seal(GENESIS, &line);
+        let error = |text: &str| replay(format!("{text}\n").as_bytes()).unwrap_err();
+        let altered = sealed.replacen("\"c\"", "\"d\"", 1);
+        assert_eq!(
+            error(&altered).message,
+            "hash mismatch: the line or one before it was altered"
+        );
+        let upper = format!(
+            "{}{}\"}}",
+            &sealed[..sealed.len() - 66],
+            sealed[sealed.len() - 66..sealed.len() - 2].to_uppercase()
+        );
+        let missing = format!("{}}}", &sealed[..sealed.len() - 76]);
+        for text in [upper.as_str(), missing.as_str(), "{}"] {
+            assert_eq!(
+                error(text).message,
+                "no trailing \"hash\" member of 64 hex digits",
+                "{text}"
+            );
+        }
+        // A good chain over a line that is not a header gets past the hash checks.
+        assert_eq!(error(&sealed).message, "the first line must be the header");
     }
 
     #[test]

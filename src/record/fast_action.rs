@@ -35,7 +35,8 @@ pub(super) struct ActionRef<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Events<'a> {
     /// The inside of the JSON array, `"a","b"` (empty for `[]`); its strings hold no
-    /// `"` or `\`, so their JSON text is their value.
+    /// `"` or `\`, so their JSON text is their value, and every other piece between
+    /// quotes is one.
     Raw(&'a str),
     /// Strings serde parsed.
     Parsed(&'a [String]),
@@ -45,12 +46,12 @@ impl<'a> Events<'a> {
     /// The events in order.
     pub fn iter(self) -> impl Iterator<Item = &'a str> {
         let (raw, parsed) = match self {
-            Events::Raw("") => (None, [].as_slice()),
-            Events::Raw(inside) => (Some(&inside[1..inside.len() - 1]), [].as_slice()),
-            Events::Parsed(list) => (None, list),
+            Events::Raw(inside) => (inside, [].as_slice()),
+            Events::Parsed(list) => ("", list),
         };
-        raw.into_iter()
-            .flat_map(|s| s.split("\",\""))
+        raw.split('"')
+            .skip(1)
+            .step_by(2)
             .chain(parsed.iter().map(String::as_str))
     }
 
