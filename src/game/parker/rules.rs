@@ -32,11 +32,8 @@ impl Action {
             return Ok(Action::Pass);
         }
         let mut points = Vec::with_capacity(text.len() / 3 + 1);
-        for word in text.split('-') {
-            // Digits only after the file (`Point::parse` alone would take `c+2`), and
-            // `Point::parse` refuses ranks with a leading zero (`c02`): one spelling each.
-            let digits = word.len() >= 2 && word.bytes().skip(1).all(|b| b.is_ascii_digit());
-            match Point::parse(word).filter(|_| digits) {
+        for word in text.as_bytes().split(|&b| b == b'-') {
+            match point_word(word) {
                 Some(p) => points.push(p),
                 None => {
                     return Err(
@@ -51,6 +48,21 @@ impl Action {
         }
         Ok(Action::Path(points))
     }
+}
+
+/// A point as a word of an action: a file `a`…`k`, then a rank 1…11 in digits with
+/// no sign or leading zero (`c02` is not `c2`: one spelling each).
+fn point_word(word: &[u8]) -> Option<Point> {
+    let (&file, rank) = word.split_first()?;
+    let rank = match *rank {
+        [d @ b'1'..=b'9'] => d - b'0',
+        [b'1', d @ b'0'..=b'1'] => 10 + d - b'0',
+        _ => return None,
+    };
+    if !(b'a'..=b'k').contains(&file) {
+        return None;
+    }
+    Point::new((file - b'a') as i8, rank as i8 - 1)
 }
 
 impl Action {
