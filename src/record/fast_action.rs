@@ -44,15 +44,17 @@ pub(super) enum Events<'a> {
 
 impl<'a> Events<'a> {
     /// The events in order.
-    pub fn iter(self) -> impl Iterator<Item = &'a str> {
-        let (raw, parsed) = match self {
-            Events::Raw(inside) => (inside, [].as_slice()),
-            Events::Parsed(list) => ("", list),
-        };
-        raw.split('"')
-            .skip(1)
-            .step_by(2)
-            .chain(parsed.iter().map(String::as_str))
+    pub fn iter(self) -> EventIter<'a> {
+        match self {
+            Events::Raw(raw) => EventIter {
+                raw,
+                parsed: [].iter(),
+            },
+            Events::Parsed(list) => EventIter {
+                raw: "",
+                parsed: list.iter(),
+            },
+        }
     }
 
     /// Whether these are exactly `derived`, in order.
@@ -61,6 +63,29 @@ impl<'a> Events<'a> {
             Events::Parsed(list) => list == derived,
             Events::Raw(_) => self.iter().eq(derived.iter().map(String::as_str)),
         }
+    }
+}
+
+/// The events of [`Events`], in order.
+pub(super) struct EventIter<'a> {
+    /// What is left of [`Events::Raw`].
+    raw: &'a str,
+    /// What is left of [`Events::Parsed`].
+    parsed: std::slice::Iter<'a, String>,
+}
+
+impl<'a> Iterator for EventIter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if let Some(s) = self.parsed.next() {
+            return Some(s);
+        }
+        // `"a","b"`: each event runs from a quote to the next one.
+        let rest = self.raw.strip_prefix(',').unwrap_or(self.raw).strip_prefix('"')?;
+        let end = rest.find('"')?;
+        self.raw = &rest[end + 1..];
+        Some(&rest[..end])
     }
 }
 
