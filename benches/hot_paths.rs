@@ -1,10 +1,10 @@
 //! Micro-benchmarks of the referee's per-action hot paths: parsing an action,
-//! checking and applying it, building a seat's view, and sealing a record line.
-//! Run with `cargo bench --bench hot_paths`.
+//! checking and applying it, building a seat's view, sealing a record line, and
+//! replaying a whole record (`verify`). Run with `cargo bench --bench hot_paths`.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use referee::game::{Game, GameId, Options, Seat, Turn};
-use referee::record::{seal, ActionLine, Line, GENESIS};
+use referee::record::{self, seal, ActionLine, Header, Line, RecordWriter, ResultLine, SeatEntry, GENESIS};
 use referee::rng::Rng;
 use std::hint::black_box;
 
@@ -71,5 +71,72 @@ fn record_line(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, games, record_line);
+/// A record of a random game of `id` as the referee writes it, and its action count.
+fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
+    let options = Options::parse(options.iter().copied()).unwrap();
+    let mut g = id.create(&options, None).unwrap();
+    let mut rng = Rng::new(seed);
+    let mut bytes = Vec::new();
+    let mut w = RecordWriter::new(&mut bytes);
+    let header = Header {
+        format: record::FORMAT,
+        referee: "0.1.0".into(),
+        game: id.to_string(),
+        options: g.options(),
+        state: None,
+        seats: Seat::all(g.seat_count())
+            .map(|seat| SeatEntry {
+                seat: seat.number(),
+                label: g.seat_label(seat),
+                name: "random".into(),
+                command: Some("referee agent random".into()),
+            })
+            .collect(),
+        seed,
+        time_control: Some("10+0.1".into()),
+        start: "2025-01-01T00:00:00Z".into(),
+    };
+    w.write(&Line::Header(header)).unwrap();
+    let mut actions = 0;
+    while let Turn::Act { seat, .. } = g.turn() {
+        let legal = g.correct_actions();
+        let action = legal[rng.below(legal.len())].clone();
+        let forced = g.forced_action().as_deref() == Some(action.as_str());
+        let played = g.play(seat, &action).unwrap();
+        actions += 1;
+        w.write(&Line::Action(ActionLine {
+            ply: g.plies(),
+            seat: seat.number(),
+            action,
+            taken: played.taken,
+            forced,
+            opening: false,
+            events: played.events,
+            think_ms: Some(rng.below(50) as u64),
+            clock_ms: Some(60_000 - rng.below(1000) as u64),
+        }))
+        .unwrap();
+    }
+    let outcome = g.outcome().unwrap();
+    w.write(&Line::Result(ResultLine {
+        places: outcome.places,
+        reason: outcome.reason.to_string(),
+        plies: g.plies(),
+        state: g.state(),
+    }))
+    .unwrap();
+    (bytes, actions)
+}
+
+fn verify(c: &mut Criterion) {
+    let (bytes, actions) = random_record(GameId::Telka, &["players=2"], 1);
+    let mut group = c.benchmark_group("verify");
+    group.throughput(Throughput::Elements(actions));
+    group.bench_function("telka2", |b| {
+        b.iter(|| black_box(record::replay(black_box(&bytes[..])).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, games, record_line, verify);
 criterion_main!(benches);

@@ -286,6 +286,16 @@ pub struct Played {
     pub seat_events: Vec<Vec<SeatEvent>>,
 }
 
+/// What one accepted action did, without what each seat is told: the part of
+/// [`Played`] a record holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Omniscient {
+    /// See [`Played::taken`].
+    pub taken: Option<String>,
+    /// See [`Played::events`].
+    pub events: Vec<String>,
+}
+
 /// Why an action was not accepted. A rejected action changes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
@@ -341,6 +351,14 @@ pub trait Game: Send + fmt::Debug {
     }
     /// Checks and applies an action of `seat`; a rejection changes nothing.
     fn play(&mut self, seat: Seat, action: &str) -> Result<Played, Rejection>;
+    /// [`Game::play`] without building what each seat is told, which a replay of a
+    /// record never uses; games override it when that saves work.
+    fn play_omniscient(&mut self, seat: Seat, action: &str) -> Result<Omniscient, Rejection> {
+        self.play(seat, action).map(|p| Omniscient {
+            taken: p.taken,
+            events: p.events,
+        })
+    }
     /// A forced move the referee makes itself, without asking the seat (a forced
     /// `pass`, R-B5, R-M6); `None` when the seat to act has a real choice.
     fn forced_action(&self) -> Option<String>;

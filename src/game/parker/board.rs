@@ -59,6 +59,17 @@ impl Point {
         Colour::ALL.into_iter().find(|c| c.home_contains(self))
     }
 
+    /// Appends the name, `a1`…`k11` (without the formatting machinery: events and
+    /// legal lists are made of these).
+    pub fn push_text(self, out: &mut String) {
+        out.push((b'a' + self.x() as u8) as char);
+        let rank = self.y() as u8 + 1;
+        if rank >= 10 {
+            out.push('1');
+        }
+        out.push((b'0' + rank % 10) as char);
+    }
+
     /// Parses `a1`…`k11`.
     pub fn parse(s: &str) -> Option<Point> {
         let mut chars = s.chars();

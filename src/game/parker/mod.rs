@@ -12,8 +12,8 @@ use rules::{Action, Position, Variant};
 use table::Table;
 
 use super::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
-    SetupError, Turn, View,
+    ActionKind, EndReason, ForfeitKind, Game, GameId, Omniscient, Options, Outcome, Played, Rejection, Seat,
+    SeatEvent, SetupError, Turn, View,
 };
 
 /// Option keys these games accept.
@@ -107,10 +107,13 @@ impl ParkerGame {
     /// The result a position implies on its own: the colour that moved last has won,
     /// the ply limit is reached, or one side is left.
     fn derived_outcome(&self) -> Option<Outcome> {
-        let remaining = self.remaining();
-        if remaining.len() == 1 {
+        // Counted, not listed: this runs after every move, and one side is rarely left.
+        let remaining = Seat::all(self.table.players())
+            .filter(|s| !self.out.contains(s))
+            .count();
+        if remaining == 1 {
             return Some(Outcome {
-                places: self.places(&remaining),
+                places: self.places(&self.remaining()),
                 reason: EndReason::LastStanding,
             });
         }
@@ -231,6 +234,11 @@ impl Game for ParkerGame {
     }
 
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {
+        let Omniscient { taken, events } = self.play_omniscient(seat, text)?;
+        Ok(self.public(events, taken))
+    }
+
+    fn play_omniscient(&mut self, seat: Seat, text: &str) -> Result<Omniscient, Rejection> {
         let Turn::Act { seat: to_act, .. } = self.turn() else {
             return Err(Rejection::GameOver);
         };
@@ -256,15 +264,22 @@ impl Game for ParkerGame {
         next.to_move = self.next_colour(mover);
         self.pos = next;
         self.outcome = self.derived_outcome();
-        let event = match action {
-            Action::Pass => format!("pass {mover}"),
-            _ if effect.captured.is_empty() => format!("move {mover} {action}"),
-            _ => {
-                let taken: Vec<String> = effect.captured.iter().map(|(p, _)| p.to_string()).collect();
-                format!("move {mover} {action} capture {}", taken.join(" "))
-            }
-        };
-        Ok(self.public(vec![event], None))
+        // Pushed piece by piece rather than formatted: `verify` derives one per line.
+        let mut event = String::with_capacity(text.len() + 16 + 4 * effect.captured.len());
+        event.push_str(if action == Action::Pass { "pass " } else { "move " });
+        event.push_str(mover.name());
+        if action != Action::Pass {
+            event.push(' ');
+            action.push_text(&mut event);
+        }
+        for (i, (p, _)) in effect.captured.iter().enumerate() {
+            event.push_str(if i == 0 { " capture " } else { " " });
+            p.push_text(&mut event);
+        }
+        Ok(Omniscient {
+            taken: None,
+            events: vec![event],
+        })
     }
 
     fn forced_action(&self) -> Option<String> {
