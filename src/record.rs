@@ -247,7 +247,9 @@ impl<W: Write> RecordWriter<W> {
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
         text.pop();
-        self.prev = hash_of_sealed(&text).to_string();
+        // The previous hash's buffer is reused: no allocation per line.
+        self.prev.clear();
+        self.prev.push_str(hash_of_sealed(&text));
         Ok(())
     }
 
@@ -264,32 +266,46 @@ impl<W: Write> RecordWriter<W> {
 
 /// Serialises `line` and appends its chained hash.
 pub fn seal(prev: &str, line: &Line) -> String {
-    let body = serde_json::to_string(line).expect("record lines always serialise");
-    let hash = chain_hash(prev, body.as_bytes());
-    let mut text = body;
+    let mut text = String::with_capacity(256);
+    let direct = matches!(line, Line::Action(a) if fast_action::write(a, &mut text));
+    if !direct {
+        text = serde_json::to_string(line).expect("record lines always serialise");
+    }
+    let digest = chain_digest(prev, text.as_bytes());
     text.pop(); // the closing brace
     text.push_str(",\"hash\":\"");
-    text.push_str(&hash);
+    push_hex(&mut text, &digest);
     text.push_str("\"}");
     text
 }
 
 /// SHA-256 over the previous hash and the line body, as lower-case hex.
 pub fn chain_hash(prev: &str, body: &[u8]) -> String {
+    hex(&chain_digest(prev, body))
+}
+
+/// SHA-256 over the previous hash and the line body.
+fn chain_digest(prev: &str, body: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(prev.as_bytes());
     h.update(body);
-    hex(&h.finalize())
+    h.finalize().into()
 }
 
 /// Lower-case hex of `bytes` (no formatting machinery).
 pub fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(HEX_DIGITS[(b >> 4) as usize] as char);
-        out.push(HEX_DIGITS[(b & 15) as usize] as char);
-    }
+    push_hex(&mut out, bytes);
     out
+}
+
+/// Appends the lower-case hex of `bytes`.
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    for &b in bytes {
+        let [hi, lo] = HEX_PAIRS[b as usize];
+        out.push(char::from(hi));
+        out.push(char::from(lo));
+    }
 }
 
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";

@@ -37,7 +37,7 @@ impl LineSplitter {
         emit: &mut impl FnMut(Received) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         while !bytes.is_empty() {
-            let end = bytes.iter().position(|&b| b == b'\n');
+            let end = memchr::memchr(b'\n', bytes);
             let piece = &bytes[..end.unwrap_or(bytes.len())];
             if !self.skipping {
                 if self.line.len() + piece.len() > MAX_LINE {

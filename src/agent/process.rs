@@ -195,7 +195,7 @@ impl AgentProcess {
             let start = self.message.len();
             // Formatting into a `String` cannot fail.
             let _ = fmt::Write::write_fmt(&mut self.message, format_args!("{line}"));
-            if self.message[start..].contains(['\n', '\r']) {
+            if memchr::memchr2(b'\n', b'\r', &self.message.as_bytes()[start..]).is_some() {
                 self.message.clear();
                 return Err(AgentError::NotOneLine);
             }

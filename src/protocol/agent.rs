@@ -85,8 +85,9 @@ impl fmt::Display for ToAgent<'_> {
                 f,
                 "newgame game {game} seat {seat} seats {seats} options {options}"
             ),
-            ToAgent::Event(e) => write!(f, "event {}", e.text()),
-            ToAgent::View(v) => write!(f, "view {}", v.text()),
+            // Every action sends these: plain copies, not the formatting machinery.
+            ToAgent::Event(e) => f.write_str("event ").and_then(|()| f.write_str(e.text())),
+            ToAgent::View(v) => f.write_str("view ").and_then(|()| f.write_str(v.text())),
             ToAgent::Go { kind, clock } => match clock {
                 GoClock::MoveTime(ms) => write!(f, "go {kind} movetime {ms}"),
                 GoClock::Clock {

@@ -1,5 +1,6 @@
-//! Action lines read in place, without serde: nearly every line of a record is one,
-//! and `verify` spent most of its time building and dropping their strings.
+//! Action lines read in place and written directly, without serde: nearly every line
+//! of a record is one, `verify` spent most of its time building and dropping their
+//! strings, and the match loop writes one per action.
 //!
 //! Only the exact shape [`super::RecordWriter`] writes is read here: members in
 //! declaration order, no whitespace, no escapes, optional members only when they carry
@@ -121,6 +122,72 @@ impl<'a> ActionRef<'a> {
             clock_ms: self.clock_ms,
         }
     }
+}
+
+/// Appends the JSON of `line` as serde writes it (`{"type":"action",…}`), when none
+/// of its strings needs an escape; false (with `out` as it was) sends the line to
+/// serde.
+pub(super) fn write(line: &ActionLine, out: &mut String) -> bool {
+    let plain = |s: &str| !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+    let strings_plain = plain(&line.action)
+        && line.taken.as_deref().is_none_or(plain)
+        && line.events.iter().all(|e| plain(e));
+    if !strings_plain {
+        return false;
+    }
+    let number = |out: &mut String, n: u64| {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = n;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    };
+    let string = |out: &mut String, s: &str| {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    };
+    out.push_str("{\"type\":\"action\",\"ply\":");
+    number(out, line.ply.into());
+    out.push_str(",\"seat\":");
+    number(out, line.seat as u64);
+    out.push_str(",\"action\":");
+    string(out, &line.action);
+    if let Some(taken) = &line.taken {
+        out.push_str(",\"taken\":");
+        string(out, taken);
+    }
+    if line.forced {
+        out.push_str(",\"forced\":true");
+    }
+    if line.opening {
+        out.push_str(",\"opening\":true");
+    }
+    out.push_str(",\"events\":[");
+    for (i, e) in line.events.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string(out, e);
+    }
+    out.push(']');
+    if let Some(ms) = line.think_ms {
+        out.push_str(",\"think_ms\":");
+        number(out, ms);
+    }
+    if let Some(ms) = line.clock_ms {
+        out.push_str(",\"clock_ms\":");
+        number(out, ms);
+    }
+    out.push('}');
+    true
 }
 
 /// Reads `head`, a sealed action line up to its `,"hash":…` member, when it has the
@@ -318,8 +385,50 @@ mod tests {
         }
     }
 
+    /// The direct writer and serde write the same bytes, or the writer declines.
+    fn writes_as_serde(line: &ActionLine) {
+        let mut direct = String::new();
+        if write(line, &mut direct) {
+            let serde = serde_json::to_string(&super::super::Line::Action(line.clone())).unwrap();
+            assert_eq!(direct, serde);
+        } else {
+            assert!(direct.is_empty());
+        }
+    }
+
+    #[test]
+    fn strings_that_need_escapes_are_left_to_serde() {
+        for bad in ["a\"b", "a\\b", "a\nb", "\u{1}", "\t"] {
+            let mut line = by_fast(LINES[0]).unwrap();
+            line.events.push(bad.to_string());
+            let mut out = String::new();
+            assert!(!write(&line, &mut out), "{bad:?}");
+            writes_as_serde(&line);
+        }
+        let line = by_fast(LINES[4]).unwrap();
+        let mut out = String::new();
+        assert!(write(&line, &mut out), "DEL and non-ASCII need no escape");
+        writes_as_serde(&line);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Any action line: the direct writer agrees with serde byte for byte.
+        #[test]
+        fn any_line_is_written_as_serde_writes_it(
+            ply: u32,
+            seat: usize,
+            action in ".{0,12}",
+            taken in proptest::option::of(".{0,6}"),
+            forced: bool,
+            opening: bool,
+            events in proptest::collection::vec(".{0,10}", 0..4),
+            think_ms: Option<u64>,
+            clock_ms: Option<u64>,
+        ) {
+            writes_as_serde(&ActionLine { ply, seat, action, taken, forced, opening, events, think_ms, clock_ms });
+        }
 
         /// Lines with any byte of a valid one replaced, dropped or doubled.
         #[test]

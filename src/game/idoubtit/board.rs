@@ -35,20 +35,21 @@ impl BoardKind {
     }
 
     /// The pieces each side starts with, in the order placements list them (R-D2).
-    pub fn army(self) -> Vec<Kind> {
+    pub fn army(self) -> &'static [Kind] {
         use Kind::*;
-        let (pieces, pawns): (&[Kind], usize) = match self {
-            BoardKind::Chess => (&[King, Queen, Rook, Rook, Bishop, Bishop, Knight, Knight], 8),
-            BoardKind::Shogi => (
-                &[
-                    King, Rook, Bishop, Gold, Gold, Silver, Silver, Knight, Knight, Lance, Lance,
-                ],
-                9,
-            ),
-        };
-        let mut army = pieces.to_vec();
-        army.extend(vec![Pawn; pawns]);
-        army
+        // Static: the ply count is derived from it, several times per action.
+        const CHESS: [Kind; 16] = [
+            King, Queen, Rook, Rook, Bishop, Bishop, Knight, Knight, Pawn, Pawn, Pawn, Pawn, Pawn, Pawn,
+            Pawn, Pawn,
+        ];
+        const SHOGI: [Kind; 20] = [
+            King, Rook, Bishop, Gold, Gold, Silver, Silver, Knight, Knight, Lance, Lance, Pawn, Pawn, Pawn,
+            Pawn, Pawn, Pawn, Pawn, Pawn, Pawn,
+        ];
+        match self {
+            BoardKind::Chess => &CHESS,
+            BoardKind::Shogi => &SHOGI,
+        }
     }
 
     /// The piece kinds of this board, in letter order for listings.
@@ -183,7 +184,13 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file) as char, self.rank + 1)
+        // Boards have at most nine ranks; squares are in every event and view, so they
+        // are written as two bytes rather than through the formatting machinery.
+        let name = [b'a' + self.file, b'1' + self.rank];
+        match std::str::from_utf8(&name) {
+            Ok(name) if self.rank < 9 => f.write_str(name),
+            _ => write!(f, "{}{}", (b'a' + self.file) as char, self.rank + 1),
+        }
     }
 }
 

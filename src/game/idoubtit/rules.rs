@@ -113,7 +113,7 @@ impl Position {
             variant,
             squares: vec![None; variant.board.squares()],
             benches: [Vec::new(), Vec::new()],
-            supply: [army.clone(), army],
+            supply: [army.to_vec(), army.to_vec()],
             phase: Phase::Place,
             to_act: Side::White,
             plies: 0,

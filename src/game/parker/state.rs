@@ -16,10 +16,11 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
     // Every view is a state string, so this is on the referee's path once per action:
     // one allocation, no temporary strings.
     let mut s = String::with_capacity(96);
-    for y in (0..SIZE as i8).rev() {
+    // Ranks from the 11th down; the board is stored rank by rank from a1.
+    for (k, rank) in pos.board.chunks_exact(SIZE as usize).rev().enumerate() {
         let mut empty = 0;
-        for x in 0..SIZE as i8 {
-            match pos.at(Point::new(x, y).expect("on board")) {
+        for cell in rank {
+            match cell {
                 None => empty += 1,
                 Some(c) => {
                     if empty > 0 {
@@ -33,11 +34,14 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
         if empty > 0 {
             push_decimal(&mut s, empty);
         }
-        if y > 0 {
+        if k + 1 < SIZE as usize {
             s.push('/');
         }
     }
-    let _ = write!(s, " {} {}", pos.to_move.letter(), pos.moves);
+    s.push(' ');
+    s.push(pos.to_move.letter());
+    s.push(' ');
+    push_decimal(&mut s, pos.moves);
     for (i, seat) in out.iter().enumerate() {
         let _ = write!(s, "{}{seat}", if i == 0 { " out=" } else { "," });
     }
