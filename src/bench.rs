@@ -208,9 +208,13 @@ pub struct Timing {
     pub placement: Placement,
     /// Pipe ping-pong round trip with `cat`, µs (the floor).
     pub pipe_round_trip_us: f64,
+    /// CPU time of the timing thread per pipe round trip, µs.
+    pub pipe_cpu_us: f64,
     /// The same through the referee's I/O path with the record append, µs
     /// ([`io_path_round_trip`]).
     pub io_path_round_trip_us: f64,
+    /// CPU time of the timing thread per round trip through the I/O path, µs.
+    pub io_path_cpu_us: f64,
     /// Per game configuration.
     pub games: Vec<GameTiming>,
 }
@@ -281,8 +285,9 @@ const PING: &str = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0";
 /// Batches each round-trip figure is the best of: the floor, not the noise.
 const BATCHES: usize = 5;
 
-/// (a) µs per line round trip with `cat`, over `n` round trips.
-fn pipe_round_trip(n: usize, pin: Pin<'_>) -> std::io::Result<f64> {
+/// (a) µs per line round trip with `cat`, over `n` round trips, and the CPU time this
+/// side spent per round trip.
+fn pipe_round_trip(n: usize, pin: Pin<'_>) -> std::io::Result<RoundTrip> {
     pin.for_agents()?;
     let mut child = Command::new("cat")
         .stdin(Stdio::piped())
@@ -293,27 +298,75 @@ fn pipe_round_trip(n: usize, pin: Pin<'_>) -> std::io::Result<f64> {
     let mut output = BufReader::new(child.stdout.take().expect("piped"));
     let line = format!("{PING}\n");
     let mut back = String::new();
-    let mut best = f64::INFINITY;
+    let mut best = RoundTrip::NONE;
     for _ in 0..BATCHES {
-        let start = Instant::now();
+        let batch = Batch::start();
         for _ in 0..n / BATCHES {
             input.write_all(line.as_bytes())?;
             input.flush()?;
             back.clear();
             output.read_line(&mut back)?;
         }
-        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / BATCHES) as f64);
+        best = best.min(batch.per_trip(n / BATCHES));
     }
     drop(input);
     let _ = child.wait();
     Ok(best)
 }
 
+/// A round trip's wall time and this side's CPU time, µs.
+#[derive(Clone, Copy, Debug)]
+struct RoundTrip {
+    wall: f64,
+    cpu: f64,
+}
+
+impl RoundTrip {
+    /// Worse than any measurement.
+    const NONE: RoundTrip = RoundTrip {
+        wall: f64::INFINITY,
+        cpu: f64::INFINITY,
+    };
+
+    /// The faster of two batches (by wall time).
+    fn min(self, other: RoundTrip) -> RoundTrip {
+        if other.wall < self.wall {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The clocks at the start of a batch of round trips.
+struct Batch {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Batch {
+    fn start() -> Batch {
+        Batch {
+            wall: Instant::now(),
+            cpu: thread_cpu_time(),
+        }
+    }
+
+    /// Per round trip since the start, over `n` round trips.
+    fn per_trip(&self, n: usize) -> RoundTrip {
+        let n = n.max(1) as f64;
+        RoundTrip {
+            wall: self.wall.elapsed().as_secs_f64() * 1e6 / n,
+            cpu: thread_cpu_time().saturating_sub(self.cpu).as_secs_f64() * 1e6 / n,
+        }
+    }
+}
+
 /// (a') The same round trip through the referee's own I/O path, with the system calls
 /// an action needs whatever the game: the record line appended to a file, the check
 /// for stale lines, one write to the agent, and the wait for its line (poll, read).
 /// What the referee costs above this is its work on the game itself.
-fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<f64> {
+fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<RoundTrip> {
     pin.for_agents()?;
     let mut agent = AgentProcess::spawn(&AgentSpec::new("cat")).map_err(std::io::Error::other)?;
     pin.for_referee()?;
@@ -323,9 +376,9 @@ fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<f64
         "{{\"type\":\"action\",\"ply\":1,\"seat\":1,\"action\":\"{PING}\",\"events\":[],\"hash\":\"{:064}\"}}\n",
         0
     );
-    let mut best = f64::INFINITY;
+    let mut best = RoundTrip::NONE;
     for _ in 0..BATCHES {
-        let start = Instant::now();
+        let batch = Batch::start();
         for _ in 0..n / BATCHES {
             record.write_all(line.as_bytes())?;
             if agent.try_recv().is_some() {
@@ -337,7 +390,7 @@ fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<f64
                 other => return Err(std::io::Error::other(format!("cat: {other:?}"))),
             }
         }
-        best = best.min(start.elapsed().as_secs_f64() * 1e6 / (n / BATCHES) as f64);
+        best = best.min(batch.per_trip(n / BATCHES));
     }
     agent.shutdown(Duration::from_secs(1));
     let _ = std::fs::remove_file(path);
@@ -390,7 +443,10 @@ fn replay_once(
 ) -> std::io::Result<Replayed> {
     let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
     let config = bench_config(exe, dir, game, options, 0, seats, Some(record));
-    let (mut first, mut last, mut counted) = (None, None, 0u64);
+    // Samples (action count, clocks, allocations) at the first action and every
+    // SAMPLE_EVERY actions: reading the CPU clock is a system call, which taken at
+    // every action would be timed as the referee's own cost.
+    let (mut first, mut last, mut seen) = (None, None, 0u64);
     let mut pinned = Ok(());
     pin.for_agents()?;
     play_match(&config, &mut |p| {
@@ -398,13 +454,12 @@ fn replay_once(
             if first.is_none() {
                 pinned = pin.for_referee();
             }
-            let at = (Instant::now(), thread_cpu_time(), thread_allocations());
-            if first.is_none() {
-                first = Some(at);
-            } else {
-                counted += 1;
+            if seen % SAMPLE_EVERY == 0 {
+                let at = (seen, Instant::now(), thread_cpu_time(), thread_allocations());
+                first.get_or_insert(at);
+                last = Some(at);
             }
-            last = Some(at);
+            seen += 1;
         }
     })
     .map_err(std::io::Error::other)?;
@@ -418,14 +473,18 @@ fn replay_once(
             allocations: None,
         });
     };
+    let samples = (b.0 - a.0) / SAMPLE_EVERY;
     Ok(Replayed {
-        actions: counted,
-        wall: b.0 - a.0,
-        cpu: b.1.saturating_sub(a.1),
-        // Less the probe's own allocation at each action.
-        allocations: a.2.zip(b.2).map(|(x, y)| (y - x).saturating_sub(counted)),
+        actions: b.0 - a.0,
+        wall: b.1 - a.1,
+        cpu: b.2.saturating_sub(a.2),
+        // Less the probe's own allocation at each sample.
+        allocations: a.3.zip(b.3).map(|(x, y)| (y - x).saturating_sub(samples)),
     })
 }
+
+/// Actions between two samples of the clocks in [`replay_once`].
+const SAMPLE_EVERY: u64 = 16;
 
 /// Sums the replays of `records` under one placement.
 fn replay_all(
@@ -453,11 +512,12 @@ fn replay_all(
 }
 
 /// (c) `verify` throughput over `records`, actions per second, on the CPU this
-/// thread is pinned to.
+/// thread is pinned to: the best of [`BATCHES`] passes.
 fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
-    let mut actions = 0u64;
-    let start = Instant::now();
-    for _ in 0..5 {
+    let mut best = 0.0f64;
+    for _ in 0..BATCHES {
+        let mut actions = 0u64;
+        let start = Instant::now();
         for r in records {
             let replay = record::replay_file(r).map_err(std::io::Error::other)?;
             actions += replay
@@ -466,8 +526,9 @@ fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
                 .filter(|l| matches!(l, record::Line::Action(_)))
                 .count() as u64;
         }
+        best = best.max(actions as f64 / start.elapsed().as_secs_f64());
     }
-    Ok(actions as f64 / start.elapsed().as_secs_f64())
+    Ok(best)
 }
 
 /// The CPU model, as /proc/cpuinfo names it (Linux; empty elsewhere).
@@ -527,14 +588,16 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<
                     actions: r.actions,
                     us_per_action: us,
                     referee_cpu_us_per_action: per(r.cpu),
-                    ratio_to_pipe: us / pipe,
-                    ratio_to_io_path: us / io_path,
+                    ratio_to_pipe: us / pipe.wall,
+                    ratio_to_io_path: us / io_path.wall,
                 });
             }
             timings.push(Timing {
                 placement,
-                pipe_round_trip_us: pipe,
-                io_path_round_trip_us: io_path,
+                pipe_round_trip_us: pipe.wall,
+                pipe_cpu_us: pipe.cpu,
+                io_path_round_trip_us: io_path.wall,
+                io_path_cpu_us: io_path.cpu,
                 games,
             });
         }
@@ -548,7 +611,10 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<
             games.push(GameFigures {
                 game: format!("{game} {options}"),
                 allocations_per_action: *allocations,
-                legal_us_per_position: legal_generation(*game, options, 2000),
+                // The same positions each time (a fixed seed): the best pass.
+                legal_us_per_position: (0..3)
+                    .map(|_| legal_generation(*game, options, 2000))
+                    .fold(f64::INFINITY, f64::min),
                 verify_actions_per_s: verify_throughput(records)?,
             });
         }
@@ -595,6 +661,12 @@ impl Figures {
         }));
         t.push_str(&row("through the referee's I/O path, record append", &|p| {
             p.io_path_round_trip_us
+        }));
+        t.push_str(&row("  its CPU µs on the referee's side, pipe", &|p| {
+            p.pipe_cpu_us
+        }));
+        t.push_str(&row("  its CPU µs on the referee's side, I/O path", &|p| {
+            p.io_path_cpu_us
         }));
         t.push('\n');
         t.push_str(&format!("{:<22} {:>7}", "per action", "actions"));
