@@ -1,0 +1,114 @@
+//! `referee bench` end to end: it runs, measures every game it claims to, and its
+//! JSON and table agree. No figure is compared with a time limit: speed is proven by
+//! running the bench, not by tests.
+
+mod cli_support;
+
+use cli_support::*;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// One quick bench run as JSON.
+fn quick_json() -> Value {
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .args(["bench", "--quick", "--json"])
+        .output()
+        .expect("run referee bench");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("bench --json prints JSON")
+}
+
+fn positive(v: &Value, what: &str) -> f64 {
+    let x = v
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what} is not a number: {v}"));
+    assert!(x.is_finite() && x > 0.0, "{what} = {x}");
+    x
+}
+
+#[test]
+fn bench_measures_every_game_under_every_placement() {
+    let figures = quick_json();
+    let games: Vec<&str> = figures["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| g["game"].as_str().expect("a game name"))
+        .collect();
+    for game in ["telka", "pegchow", "idoubtit", "multichess"] {
+        assert!(
+            games.iter().any(|g| g.starts_with(game)),
+            "{game} is not measured: {games:?}"
+        );
+    }
+    for g in figures["games"].as_array().unwrap() {
+        let name = g["game"].as_str().unwrap();
+        positive(&g["legal_us_per_position"], &format!("{name} legal"));
+        positive(&g["verify_actions_per_s"], &format!("{name} verify"));
+        // The binary installs the counting allocator, so the count is known, and
+        // every action allocates at least the line it reads.
+        assert!(
+            g["allocations_per_action"].as_f64().is_some_and(|n| n >= 1.0),
+            "{name}: {}",
+            g["allocations_per_action"]
+        );
+    }
+    let timings = figures["timings"].as_array().expect("timings");
+    assert!(!timings.is_empty());
+    for t in timings {
+        let placement = t["placement"].as_str().expect("a placement");
+        let pipe = positive(&t["pipe_round_trip_us"], placement);
+        let io = positive(&t["io_path_round_trip_us"], placement);
+        assert_eq!(t["games"].as_array().unwrap().len(), games.len());
+        for g in t["games"].as_array().unwrap() {
+            let name = g["game"].as_str().unwrap();
+            assert!(
+                g["actions"].as_u64().unwrap() > 0,
+                "{placement} {name}: no actions timed"
+            );
+            let us = positive(&g["us_per_action"], name);
+            positive(&g["referee_cpu_us_per_action"], name);
+            // The ratios are what the table prints: the same division.
+            let ratio = positive(&g["ratio_to_pipe"], name);
+            assert!((ratio - us / pipe).abs() < 1e-9 * ratio.max(1.0));
+            let ratio = positive(&g["ratio_to_io_path"], name);
+            assert!((ratio - us / io).abs() < 1e-9 * ratio.max(1.0));
+        }
+    }
+    positive(&figures["kib_per_concurrent_game"], "memory");
+    assert!(figures["cpus"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn bench_table_names_the_machine_and_the_floors() {
+    let dir = TempDir::new().unwrap();
+    let tmp = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .env("TMPDIR", tmp.path())
+        .args(["bench", "--quick"])
+        .output()
+        .expect("run referee bench");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let table = text(&out.stdout);
+    for needle in [
+        "CPU",
+        "compare the ratios",
+        "pipe ping-pong with cat (the floor)",
+        "through the referee's I/O path",
+        "telka players=2",
+        "idoubtit variant=9",
+        "multichess players=8",
+        "verify actions/s",
+        "memory per concurrent match",
+    ] {
+        assert!(table.contains(needle), "no {needle:?} in:\n{table}");
+    }
+    // Nothing is left behind in the temporary directory.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
