@@ -46,7 +46,7 @@ struct Table {
 pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, output: impl Write) -> io::Result<()> {
     let mut rng = Rng::new(seed);
     let mut memory = multichess::Memory::default();
-    converse(strategy.name(), input, output, |table, view, events| {
+    converse(strategy.name(), true, input, output, |table, view, events| {
         choose(strategy, table, view, events, &mut memory, &mut rng)
     })
 }
@@ -85,7 +85,7 @@ pub fn run_replay(
     input: impl BufRead,
     output: impl Write,
 ) -> io::Result<()> {
-    converse("replay", input, output, |table, _, _| {
+    converse("replay", false, input, output, |table, _, _| {
         if table.game != game {
             return None;
         }
@@ -94,10 +94,13 @@ pub fn run_replay(
 }
 
 /// The protocol loop every built-in agent shares: `decide` is asked for an action
-/// at each `go`, with the table, the last view and the events since the last `go`.
+/// at each `go`, with the table, the last view and the events since the last `go`
+/// (kept only when `reads_views`: the replay agent skips them, to cost as little as
+/// the `cat` it is compared with).
 fn converse(
     name: &str,
-    input: impl BufRead,
+    reads_views: bool,
+    mut input: impl BufRead,
     mut output: impl Write,
     mut decide: impl FnMut(&Table, &str, &[String]) -> Option<String>,
 ) -> io::Result<()> {
@@ -105,9 +108,17 @@ fn converse(
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
-    for line in input.lines() {
-        let line = line?;
-        match AgentInput::parse(&line) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        let line = line.trim_end_matches(['\n', '\r']);
+        if !reads_views && (line.starts_with("event ") || line.starts_with("view ")) {
+            continue;
+        }
+        match AgentInput::parse(line) {
             AgentInput::Hello(_) => {
                 writeln!(output, "id name {name}")?;
                 writeln!(output, "id author the referee authors")?;
