@@ -518,13 +518,16 @@ fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
     for _ in 0..BATCHES {
         let mut actions = 0u64;
         let start = Instant::now();
-        for r in records {
-            let replay = record::replay_file(r).map_err(std::io::Error::other)?;
-            actions += replay
-                .lines
-                .iter()
-                .filter(|l| matches!(l, record::Line::Action(_)))
-                .count() as u64;
+        // Each pass long enough that timer and scheduler noise do not matter.
+        while start.elapsed() < Duration::from_millis(100) {
+            for r in records {
+                let replay = record::replay_file(r).map_err(std::io::Error::other)?;
+                actions += replay
+                    .lines
+                    .iter()
+                    .filter(|l| matches!(l, record::Line::Action(_)))
+                    .count() as u64;
+            }
         }
         best = best.max(actions as f64 / start.elapsed().as_secs_f64());
     }
@@ -561,11 +564,20 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<
     for (game, opts) in configurations() {
         let options = Options::parse(opts).expect("valid options");
         let seats = game.create(&options, None).map(|g| g.seat_count()).unwrap_or(2);
+        // Games until enough actions are recorded for a steady average; short games
+        // (I-Doubt-It, two-seat multichess) take more of them.
+        let (min_actions, max_games) = if quick { (1, 1) } else { (2_000, 32) };
         let mut records = Vec::new();
-        for k in 0..if quick { 1 } else { 4 } {
+        let mut actions = 0;
+        for k in 0..max_games {
             let config = bench_config(exe, dir, game, &options, k, seats, None);
-            play_match(&config, &mut |_| {}).map_err(std::io::Error::other)?;
+            actions += play_match(&config, &mut |_| {})
+                .map_err(std::io::Error::other)?
+                .plies;
             records.push(config.record);
+            if actions >= min_actions {
+                break;
+            }
         }
         recorded.push((game, options, records));
     }

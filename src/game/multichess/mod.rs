@@ -158,11 +158,12 @@ impl Game for MultiGame {
             action: text.to_string(),
             reason,
         };
-        let view_moves = self.pos.masked(seat).0.moves(seat);
+        // R-M4: judged on what the seat knows.
+        let known = self.pos.masked(seat).0;
         let before = self.pos.squares.clone();
         let seen_before = self.pos.visible_all();
         if text == "pass" {
-            if !view_moves.is_empty() {
+            if known.has_move(seat) {
                 return Err(illegal(format!(
                     "seat {seat} has a move, and passes are forced only (R-M6)"
                 )));
@@ -182,7 +183,8 @@ impl Game for MultiGame {
             reason,
         })?;
         mv.private_area().map_err(illegal)?;
-        if !view_moves.contains(&mv) {
+        let own = known.at(mv.from).is_some_and(|p| p.owner == seat);
+        if !(own && known.moves_from(mv.from).contains(&mv)) {
             let why = match self.pos.at(mv.from) {
                 Some(p) if p.owner == seat => "not a legal move on the seat's view (R-M1, R-M4)".to_string(),
                 _ => format!("{} holds none of seat {seat}'s pieces", mv.from),
@@ -224,12 +226,7 @@ impl Game for MultiGame {
         let Turn::Act { seat, .. } = self.turn() else {
             return None;
         };
-        self.pos
-            .masked(seat)
-            .0
-            .moves(seat)
-            .is_empty()
-            .then(|| "pass".to_string())
+        (!self.pos.masked(seat).0.has_move(seat)).then(|| "pass".to_string())
     }
 
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {

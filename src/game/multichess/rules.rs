@@ -279,38 +279,57 @@ impl Position {
     /// Every move of `seat` legal on this position taken as fully known, i.e. on the
     /// seat's masked view (R-M4): moves, captures, promotions and castling.
     pub fn moves(&self, seat: Seat) -> Vec<Move> {
+        self.squares_of(seat)
+            .flat_map(|from| self.moves_from(from))
+            .collect()
+    }
+
+    /// Whether `seat` has any move ([`Position::moves`] without listing them all: a
+    /// turn asks this before every decision).
+    pub fn has_move(&self, seat: Seat) -> bool {
+        self.squares_of(seat)
+            .any(|from| !self.moves_from(from).is_empty())
+    }
+
+    /// The squares holding pieces of `seat`.
+    fn squares_of(&self, seat: Seat) -> impl Iterator<Item = Square> + '_ {
+        self.all_squares()
+            .filter(move |&sq| self.at(sq).is_some_and(|p| p.owner == seat))
+    }
+
+    /// The moves of the piece on `from` (none for an empty square), under the same
+    /// rules as [`Position::moves`].
+    pub fn moves_from(&self, from: Square) -> Vec<Move> {
         let mut out = Vec::new();
-        for from in self.all_squares() {
-            let Some(piece) = self.at(from).filter(|p| p.owner == seat) else {
-                continue;
-            };
-            let contexts: Vec<Option<u8>> = match from.area {
-                Area::Private(a) => vec![Some(a)],
-                Area::Public => std::iter::once(None)
-                    .chain((0..self.seats as u8).map(Some))
-                    .collect(),
-            };
-            for ctx in contexts {
-                for to in self.destinations(from, piece, ctx) {
-                    // From the public area, a context only adds squares inside its area.
-                    if from.area == Area::Public && ctx.is_some() && to.area == Area::Public {
-                        continue;
-                    }
-                    if piece.kind == Kind::Pawn && to.rank == 7 {
-                        for k in [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight] {
-                            out.push(Move {
-                                from,
-                                to,
-                                promotion: Some(k),
-                            });
-                        }
-                    } else {
+        let Some(piece) = self.at(from) else {
+            return out;
+        };
+        let contexts: Vec<Option<u8>> = match from.area {
+            Area::Private(a) => vec![Some(a)],
+            Area::Public => std::iter::once(None)
+                .chain((0..self.seats as u8).map(Some))
+                .collect(),
+        };
+        for ctx in contexts {
+            for to in self.destinations(from, piece, ctx) {
+                // From the public area, a context only adds squares inside its area.
+                if from.area == Area::Public && ctx.is_some() && to.area == Area::Public {
+                    continue;
+                }
+                if piece.kind == Kind::Pawn && to.rank == 7 {
+                    for k in [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight] {
                         out.push(Move {
                             from,
                             to,
-                            promotion: None,
+                            promotion: Some(k),
                         });
                     }
+                } else {
+                    out.push(Move {
+                        from,
+                        to,
+                        promotion: None,
+                    });
                 }
             }
         }

@@ -5,7 +5,7 @@
 
 use super::board::{Area, Kind, Piece, Square};
 use super::rules::Position;
-use crate::game::Seat;
+use crate::game::{push_decimal, Seat};
 
 /// Prints the position; with `seen`, unseen squares print `?` and the castling rights
 /// of areas the seat does not fully see print `?`.
@@ -29,7 +29,11 @@ pub fn print(pos: &Position, seen: Option<(Seat, &[bool])>) -> String {
                 match (seen.map(|(_, v)| v[sq.index()]), pos.at(sq)) {
                     (Some(false), _) => s.push('?'),
                     (_, None) => s.push('.'),
-                    (_, Some(p)) => s.push_str(&p.to_string()),
+                    // Every view prints the whole board: no string per piece.
+                    (_, Some(p)) => {
+                        s.push(p.kind.letter());
+                        push_decimal(&mut s, p.owner.number() as u32);
+                    }
                 }
             }
         }
