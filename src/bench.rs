@@ -724,7 +724,8 @@ impl Figures {
             "\nmemory per concurrent match (2-player Telka, referee only): {:.1} KiB\n",
             self.kib_per_concurrent_game
         ));
-        t
+        // Centred headings leave trailing blanks; the table is pasted into documents.
+        t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
     }
 }
 /// Resident set size of this process, KiB (Linux; 0 elsewhere).
