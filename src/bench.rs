@@ -534,17 +534,16 @@ fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
     Ok(best)
 }
 
-/// The CPU model, as /proc/cpuinfo names it (Linux; empty elsewhere).
+/// The value of the first `key: value` line of a /proc file (Linux; `None` elsewhere).
+fn proc_field(path: &str, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    Some(line.split_once(':')?.1.trim().to_string())
+}
+
+/// The CPU model, as /proc/cpuinfo names it (empty where unknown).
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_default()
+    proc_field("/proc/cpuinfo", "model name").unwrap_or_default()
 }
 
 /// Runs every measurement; `quick` plays fewer games and round trips.
@@ -728,15 +727,11 @@ impl Figures {
         t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
     }
 }
-/// Resident set size of this process, KiB (Linux; 0 elsewhere).
+
+/// Resident set size of this process, KiB (0 where unknown).
 fn rss_kib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
-        })
+    proc_field("/proc/self/status", "VmRSS:")
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .unwrap_or(0.0)
 }
 
