@@ -46,6 +46,30 @@ fn bench_game(c: &mut Criterion, name: &str, id: GameId, options: &[&str], plies
     });
 }
 
+/// Parsing one action of each game on its own, without checking or applying it.
+fn parse_actions(c: &mut Criterion) {
+    use referee::game::{idoubtit, multichess, parker};
+    let (telka, idt, multi) = ("k9-i11-g11-i9-k7", "e7e8q", "2:e2-2:e4");
+    // Each must parse: the error path (a formatted message) is not what is timed.
+    assert!(parker::rules::Action::parse(telka).is_ok());
+    assert!(idoubtit::notation::parse(idt, idoubtit::board::BoardKind::Chess).is_ok());
+    assert!(multichess::rules::Move::parse(multi, 3).is_ok());
+    c.bench_function("telka/parse", |b| {
+        b.iter(|| black_box(parker::rules::Action::parse(black_box(telka))))
+    });
+    c.bench_function("idoubtit/parse", |b| {
+        b.iter(|| {
+            black_box(idoubtit::notation::parse(
+                black_box(idt),
+                idoubtit::board::BoardKind::Chess,
+            ))
+        })
+    });
+    c.bench_function("multichess/parse", |b| {
+        b.iter(|| black_box(multichess::rules::Move::parse(black_box(multi), 3)))
+    });
+}
+
 fn games(c: &mut Criterion) {
     bench_game(c, "telka2", GameId::Telka, &["players=2"], 40);
     bench_game(c, "telka4", GameId::Telka, &["players=4"], 80);
@@ -138,5 +162,5 @@ fn verify(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, games, record_line, verify);
+criterion_group!(benches, parse_actions, games, record_line, verify);
 criterion_main!(benches);
