@@ -90,6 +90,18 @@ fn send_refuses_a_message_that_is_not_one_line() {
 }
 
 #[test]
+fn what_a_dead_agent_said_in_time_is_heard_after_the_deadline() {
+    // Deadlines can pass while the referee serves other agents (the handshake steps
+    // share one); an agent that answered and then exited is not a crash for that.
+    let _lock = shared();
+    let mut agent = start(&bot("crash"));
+    assert!(eventually(|| agent.exit_status().is_some()));
+    let past = Instant::now();
+    assert_eq!(agent.recv(past), line("id name crash"));
+    assert_eq!(agent.recv(past), Received::Closed);
+}
+
+#[test]
 fn crash_reports_closed_and_a_failing_status() {
     let _lock = shared();
     let mut agent = start(&bot("crash"));

@@ -782,3 +782,31 @@ fn a_replay_agent_without_a_readable_record_is_bad_usage() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
 }
+
+#[test]
+fn a_replay_agent_in_another_game_says_so_and_plays_nothing() {
+    let dir = TempDir::new().unwrap();
+    let (original, _) = play(
+        dir.path(),
+        "a.jsonl",
+        &strings(&["--game", "telka", "--seed", "4", "--fill", "random"]),
+    );
+    let mut args = strings(&["--game", "telka", "-o", "max-plies=50", "--seed", "4"]);
+    for _ in 0..2 {
+        args.extend(["--agent".to_string(), replay_command(&original)]);
+    }
+    args.extend([
+        "--log-dir".to_string(),
+        dir.path().join("logs").to_string_lossy().into_owned(),
+    ]);
+    let (again, _) = play(dir.path(), "b.jsonl", &args);
+    let lines = record_lines(&again);
+    let forfeit = lines.iter().find(|l| kind(l) == "forfeit").expect("a forfeit");
+    assert_eq!(forfeit["reason"], "illegal");
+    assert_eq!(forfeit["action"], "none");
+    let log = std::fs::read_to_string(dir.path().join("logs/seat1.stderr")).unwrap();
+    assert!(
+        log.contains("replay: the record is of telka") && log.contains("max-plies=50"),
+        "{log}"
+    );
+}

@@ -6,10 +6,10 @@
 //! next `\n` without looking back.
 
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{self, ErrorKind, Read};
 use std::ops::ControlFlow;
-use std::os::fd::{AsFd, AsRawFd};
-use std::process::ChildStdout;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::time::Duration;
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
@@ -96,7 +96,7 @@ fn finish(mut line: Vec<u8>) -> Received {
 #[derive(Debug)]
 pub(crate) struct Output {
     /// The pipe, until its end was read (or it failed, which means the same).
-    pipe: Option<ChildStdout>,
+    pipe: Option<File>,
     splitter: LineSplitter,
     /// Lines split off but not yet taken; holds at most what one fill adds past
     /// [`QUEUE`] lines.
@@ -110,13 +110,16 @@ pub(crate) struct Output {
 /// Together with `MAX_LINE` this caps what one agent can make the referee hold.
 const QUEUE: usize = 256;
 
-/// Reads per [`Output::fill`]: an agent printing without end must not keep the caller
-/// from its deadline checks.
-const READS_PER_FILL: usize = 8;
+/// Reads per [`Output::fill`]: enough to get past a whole line of [`MAX_LINE`] bytes,
+/// so that a fill of a full pipe always yields a line or [`Received::TooLong`] (a
+/// caller takes "nothing" to mean nothing more is there), and few enough that an
+/// agent printing without end cannot keep the caller from its deadline checks.
+const READS_PER_FILL: usize = MAX_LINE / CHUNK + 1;
 
 impl Output {
-    /// Takes over `pipe`, making it non-blocking.
-    pub(crate) fn new(pipe: ChildStdout) -> io::Result<Output> {
+    /// Takes over `pipe` (the read end; an agent's stdout), making it non-blocking.
+    pub(crate) fn new(pipe: impl Into<OwnedFd>) -> io::Result<Output> {
+        let pipe = File::from(pipe.into());
         let fd = pipe.as_raw_fd();
         let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
         fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
@@ -276,6 +279,27 @@ mod tests {
             assert!(splitter.held() <= MAX_LINE + CHUNK);
         }
         assert_eq!(count, 1);
+    }
+
+    /// A fill of a pipe holding a line of exactly `MAX_LINE` bytes and another after
+    /// it yields both: a caller reads "nothing" as "nothing more is there".
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fill_gets_past_a_line_of_max_line_bytes() {
+        use std::io::Write;
+        let (read, write) = nix::unistd::pipe().unwrap();
+        // Room for all of it, so the test does not depend on the writer's timing.
+        fcntl(write.as_raw_fd(), FcntlArg::F_SETPIPE_SZ(1 << 20)).unwrap();
+        let mut data = vec![b'x'; MAX_LINE];
+        data.extend_from_slice(b"\nafter\n");
+        std::fs::File::from(write).write_all(&data).unwrap();
+        let mut output = Output::new(read).unwrap();
+        output.fill();
+        assert_eq!(output.take(), Some(line(&"x".repeat(MAX_LINE))));
+        assert_eq!(output.take(), Some(line("after")));
+        // The write end is closed: the end follows.
+        output.fill();
+        assert_eq!(output.take(), Some(Received::Closed));
     }
 
     #[test]

@@ -185,12 +185,13 @@ impl AgentProcess {
         lines: impl IntoIterator<Item = D>,
         deadline: Instant,
     ) -> Result<(), AgentError> {
+        // Cleared first: after a failure, no earlier message may pass for this one.
+        self.message.clear();
         let stdin = match &mut self.input {
             Input::Open(stdin) => stdin,
             Input::Closed => return Err(AgentError::Closed),
             Input::Stalled => return Err(AgentError::Stalled),
         };
-        self.message.clear();
         for line in lines {
             let start = self.message.len();
             // Formatting into a `String` cannot fail.
@@ -225,12 +226,16 @@ impl AgentProcess {
         loop {
             let now = Instant::now();
             if now >= deadline {
-                // An agent that has died will never answer; say so rather than "slow".
-                return if self.exit_status().is_some() {
-                    Received::Closed
-                } else {
-                    Received::Timeout
-                };
+                if self.exit_status().is_none() {
+                    return Received::Timeout;
+                }
+                // An agent that has died will never answer; say so rather than "slow",
+                // once what it said before dying has been taken.
+                if let Some(received) = self.output.take() {
+                    return received;
+                }
+                self.output.fill();
+                return self.output.take().unwrap_or(Received::Closed);
             }
             if let Some(received) = self.output.take() {
                 return received;

@@ -74,19 +74,30 @@ pub fn replay_script(lines: &[Line], seats: usize) -> Vec<VecDeque<String>> {
 }
 
 /// Runs the replay agent: it answers each `go` with its seat's next action from
-/// `script` (see [`replay_script`]) and `none` once the script is used up.
+/// `script` (see [`replay_script`]) and `none` once the script is used up, or at once
+/// when the game is not the recorded one (`game` with `options`), which it also says on
+/// stderr.
 ///
 /// It decides nothing, so it is as close to an instant bot as a process can be: the
 /// referee's own cost per action is measured with it (`referee bench`), and a game
 /// can be replayed against a bot under test in another seat.
 pub fn run_replay(
     game: GameId,
+    options: &Options,
     mut script: Vec<VecDeque<String>>,
     input: impl BufRead,
     output: impl Write,
 ) -> io::Result<()> {
+    let mut warned = false;
     converse("replay", false, input, output, |table, _, _| {
-        if table.game != game {
+        if table.game != game || table.options != *options {
+            if !warned {
+                eprintln!(
+                    "replay: the record is of {game} {options}, this game is {} {}",
+                    table.game, table.options
+                );
+                warned = true;
+            }
             return None;
         }
         script.get_mut(table.seat.wrapping_sub(1))?.pop_front()

@@ -190,7 +190,13 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
                         .with_context(|| format!("cannot replay {}", record.display()))
                         .map_err(Failure::usage)?;
                     let script = crate::builtin::replay_script(&replay.lines, replay.game.seat_count());
-                    crate::builtin::run_replay(replay.game.id(), script, stdin, stdout)
+                    crate::builtin::run_replay(
+                        replay.game.id(),
+                        &replay.game.options(),
+                        script,
+                        stdin,
+                        stdout,
+                    )
                 }
             };
             match played {
