@@ -477,6 +477,9 @@ fn uninterrupted_json() -> &'static str {
 fn start_and_wait(dir: &Path, at_least: usize) -> Child {
     let mut child = Command::new(exe())
         .current_dir(dir)
+        // A killed referee cannot remove its agents' private directories: they go
+        // into the test's own directory, removed with it.
+        .env("TMPDIR", dir)
         .args(["tournament", "--out", "t", "--json"])
         .args(resume_args())
         .stdin(Stdio::null())
