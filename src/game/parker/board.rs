@@ -75,7 +75,9 @@ impl Point {
         let mut chars = s.chars();
         let file = chars.next()?;
         let rank = chars.as_str();
-        if !('a'..='k').contains(&file) || rank.is_empty() || rank.starts_with('0') {
+        // Digits only: `str::parse` would also take a sign (`c+2`).
+        if !('a'..='k').contains(&file) || !rank.bytes().all(|b| b.is_ascii_digit()) || rank.starts_with('0')
+        {
             return None;
         }
         let rank: i8 = rank.parse().ok()?;
@@ -217,7 +219,9 @@ mod tests {
         for p in Point::all() {
             assert_eq!(Point::parse(&p.to_string()), Some(p));
         }
-        for bad in ["", "a", "a0", "a12", "l1", "A1", "a01", "a1x", "a-1"] {
+        for bad in [
+            "", "a", "a0", "a12", "l1", "A1", "a01", "a1x", "a-1", "c+2", "b 3",
+        ] {
             assert_eq!(Point::parse(bad), None, "{bad}");
         }
     }
