@@ -215,6 +215,10 @@ pub struct Timing {
     pub io_path_round_trip_us: f64,
     /// CPU time of the timing thread per round trip through the I/O path, µs.
     pub io_path_cpu_us: f64,
+    /// The round trip through the referee's agent I/O alone (write, poll, read:
+    /// no stale-line check, no record append), µs: what waiting with a deadline costs
+    /// over a blocking read.
+    pub agent_io_round_trip_us: f64,
     /// Per game configuration.
     pub games: Vec<GameTiming>,
 }
@@ -365,8 +369,9 @@ impl Batch {
 /// (a') The same round trip through the referee's own I/O path, with the system calls
 /// an action needs whatever the game: the record line appended to a file, the check
 /// for stale lines, one write to the agent, and the wait for its line (poll, read).
-/// What the referee costs above this is its work on the game itself.
-fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<RoundTrip> {
+/// What the referee costs above this is its work on the game itself. With `whole`
+/// false, only the write and the wait: the agent I/O alone.
+fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>, whole: bool) -> std::io::Result<RoundTrip> {
     pin.for_agents()?;
     let mut agent = AgentProcess::spawn(&AgentSpec::new("cat")).map_err(std::io::Error::other)?;
     pin.for_referee()?;
@@ -380,9 +385,11 @@ fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>) -> std::io::Result<Rou
     for _ in 0..BATCHES {
         let batch = Batch::start();
         for _ in 0..n / BATCHES {
-            record.write_all(line.as_bytes())?;
-            if agent.try_recv().is_some() {
-                return Err(std::io::Error::other("cat answered nothing it was asked"));
+            if whole {
+                record.write_all(line.as_bytes())?;
+                if agent.try_recv().is_some() {
+                    return Err(std::io::Error::other("cat answered nothing it was asked"));
+                }
             }
             agent.send_lines([PING]).map_err(std::io::Error::other)?;
             match agent.recv(Instant::now() + Duration::from_secs(10)) {
@@ -587,7 +594,8 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<
         for placement in Cpus::placements(cpus.as_ref()) {
             let pin = Pin::new(cpus.as_ref(), placement);
             let pipe = pipe_round_trip(trips, pin)?;
-            let io_path = io_path_round_trip(trips, dir, pin)?;
+            let io_path = io_path_round_trip(trips, dir, pin, true)?;
+            let agent_io = io_path_round_trip(trips, dir, pin, false)?;
             let mut games = Vec::new();
             for (k, (game, options, records)) in recorded.iter().enumerate() {
                 let r = replay_all(exe, dir, records, *game, options, pin)?;
@@ -609,6 +617,7 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<
                 pipe_cpu_us: pipe.cpu,
                 io_path_round_trip_us: io_path.wall,
                 io_path_cpu_us: io_path.cpu,
+                agent_io_round_trip_us: agent_io.wall,
                 games,
             });
         }
@@ -670,7 +679,10 @@ impl Figures {
         t.push_str(&row("pipe ping-pong with cat (the floor)", &|p| {
             p.pipe_round_trip_us
         }));
-        t.push_str(&row("through the referee's I/O path, record append", &|p| {
+        t.push_str(&row("through the referee's agent I/O (poll, read)", &|p| {
+            p.agent_io_round_trip_us
+        }));
+        t.push_str(&row("  + stale-line check + record: the I/O path", &|p| {
             p.io_path_round_trip_us
         }));
         t.push_str(&row("  its CPU µs on the referee's side, pipe", &|p| {

@@ -60,6 +60,7 @@ fn bench_measures_every_game_under_every_placement() {
         let placement = t["placement"].as_str().expect("a placement");
         let pipe = positive(&t["pipe_round_trip_us"], placement);
         let io = positive(&t["io_path_round_trip_us"], placement);
+        positive(&t["agent_io_round_trip_us"], placement);
         assert_eq!(t["games"].as_array().unwrap().len(), games.len());
         for g in t["games"].as_array().unwrap() {
             let name = g["game"].as_str().unwrap();
@@ -95,7 +96,8 @@ fn bench_table_names_the_machine_and_the_floors() {
         "CPU",
         "compare the ratios",
         "pipe ping-pong with cat (the floor)",
-        "through the referee's I/O path",
+        "through the referee's agent I/O",
+        "the I/O path",
         "telka players=2",
         "idoubtit variant=9",
         "multichess players=8",
