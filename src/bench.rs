@@ -528,12 +528,9 @@ fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
         // Each pass long enough that timer and scheduler noise do not matter.
         while start.elapsed() < Duration::from_millis(100) {
             for r in records {
-                let replay = record::replay_file(r).map_err(std::io::Error::other)?;
-                actions += replay
-                    .lines
-                    .iter()
-                    .filter(|l| matches!(l, record::Line::Action(_)))
-                    .count() as u64;
+                // As `referee verify` does it.
+                let replay = record::check_file(r).map_err(std::io::Error::other)?;
+                actions += replay.action_count as u64;
             }
         }
         best = best.max(actions as f64 / start.elapsed().as_secs_f64());

@@ -399,8 +399,13 @@ pub struct Replay {
     pub header: Header,
     /// The game after the last line.
     pub game: Box<dyn Game>,
-    /// The lines after the header, in order.
+    /// The lines after the header, in order; empty after [`check_file`], which only
+    /// counts them.
     pub lines: Vec<Line>,
+    /// How many lines follow the header (kept or not).
+    pub line_count: usize,
+    /// How many of them are action lines.
+    pub action_count: usize,
     /// The hash of the last line.
     pub last_hash: String,
     /// The result line, if the game finished.
@@ -415,18 +420,37 @@ pub struct Replay {
 
 /// Reads a record file and replays it, stopping at the first bad line.
 pub fn replay_file(path: &Path) -> Result<Replay, RecordError> {
+    replay_path(path, true)
+}
+
+/// [`replay_file`] without keeping the lines (`lines` stays empty): every check is
+/// made, but a verification that only reports need not build and drop a `Line` per
+/// action.
+pub fn check_file(path: &Path) -> Result<Replay, RecordError> {
+    replay_path(path, false)
+}
+
+/// Opens `path` and replays it, keeping its lines or not.
+fn replay_path(path: &Path, keep: bool) -> Result<Replay, RecordError> {
     let file = File::open(path).map_err(|e| RecordError::at(0, format!("cannot open: {e}")))?;
     // Records run to hundreds of KiB: a larger buffer reads them in fewer calls.
-    replay(io::BufReader::with_capacity(64 * 1024, file))
+    replay_lines(io::BufReader::with_capacity(64 * 1024, file), keep)
 }
 
 /// Replays a record: checks every hash, re-plays every action and forfeit through the
 /// rules, compares every event, and checks the result.
-pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
+pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
+    replay_lines(input, true)
+}
+
+/// [`replay`], keeping the lines after the header when `keep`.
+fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordError> {
     let mut prev: HexHash = GENESIS.as_bytes().try_into().expect("64 hex digits");
     let mut header: Option<Header> = None;
     let mut game: Option<Box<dyn Game>> = None;
     let mut lines = Vec::new();
+    let mut line_count = 0;
+    let mut action_count = 0;
     let mut result = None;
     let mut torn = None;
     let mut complete_len = 0u64;
@@ -473,7 +497,11 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
                 .as_mut()
                 .ok_or_else(|| RecordError::at(n, "the first line must be the header"))?;
             let events = check_action(g.as_mut(), a).map_err(|m| RecordError::at(n, m))?;
-            lines.push(Line::Action(a.to_line(events)));
+            line_count += 1;
+            action_count += 1;
+            if keep {
+                lines.push(Line::Action(a.to_line(events)));
+            }
             continue;
         }
         // The sealed text parses as the body: the `hash` member is simply ignored.
@@ -533,7 +561,11 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             }
         }
         if !matches!(line, Line::Header(_)) {
-            lines.push(line);
+            line_count += 1;
+            action_count += usize::from(matches!(line, Line::Action(_)));
+            if keep {
+                lines.push(line);
+            }
         }
     }
     match (header, game) {
@@ -541,6 +573,8 @@ pub fn replay(mut input: impl BufRead) -> Result<Replay, RecordError> {
             header,
             game,
             lines,
+            line_count,
+            action_count,
             last_hash: std::str::from_utf8(&prev).expect("hex is ASCII").to_string(),
             result,
             torn,

@@ -810,3 +810,20 @@ fn a_replay_agent_in_another_game_says_so_and_plays_nothing() {
         "{log}"
     );
 }
+
+#[test]
+fn verify_counts_the_lines_it_checked() {
+    // `verify` checks without keeping lines; its count must still be the record's.
+    for game in ["telka", "idoubtit"] {
+        let dir = TempDir::new().unwrap();
+        let (record, _) = play(
+            dir.path(),
+            "r.jsonl",
+            &strings(&["--game", game, "--seed", "6", "--fill", "random"]),
+        );
+        let lines = record_lines(&record);
+        let stdout = assert_verifies(&record);
+        let want = format!("with {} lines after the header", lines.len() - 1);
+        assert!(stdout.contains(&want), "{game}: {stdout} (want {want})");
+    }
+}

@@ -9,7 +9,7 @@ use crate::record;
 pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
     let mut code = EXIT_OK;
     for path in records {
-        match record::replay_file(path) {
+        match record::check_file(path) {
             Ok(replay) => {
                 let mut status = match &replay.result {
                     Some(r) => format!("finished: places {:?} by {}", r.places, r.reason),
@@ -25,7 +25,7 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
                     "{}: ok, {} with {} lines after the header, {} plies, {status}\n",
                     path.display(),
                     replay.header.game,
-                    replay.lines.len(),
+                    replay.line_count,
                     replay.game.plies()
                 ))?;
             }
