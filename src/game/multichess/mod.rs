@@ -29,7 +29,13 @@ pub fn create(options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, S
         Some(text) => state::parse(text, seats, false).map_err(SetupError::State)?.0,
     };
     let end = (pos.remaining().len() == 1).then_some(EndReason::LastStanding);
-    Ok(Box::new(MultiGame { max_plies, pos, end }))
+    let seen = pos.visible_all();
+    Ok(Box::new(MultiGame {
+        max_plies,
+        pos,
+        end,
+        seen,
+    }))
 }
 
 /// A game of Multi-player TelnChes in progress.
@@ -39,12 +45,31 @@ pub struct MultiGame {
     pos: Position,
     /// How the game ended, once one seat is left.
     end: Option<EndReason>,
+    /// `pos.visible_all()`, kept in step by every change of the position: views,
+    /// moves and the forced-pass check all need it each turn.
+    seen: Vec<Vec<bool>>,
 }
 
 impl MultiGame {
     /// The true position.
     pub fn position(&self) -> &Position {
         &self.pos
+    }
+
+    /// After the position changed: recomputes what every seat sees, returning what
+    /// they saw before.
+    fn refresh_seen(&mut self) -> Vec<Vec<bool>> {
+        std::mem::replace(&mut self.seen, self.pos.visible_all())
+    }
+
+    /// What `seat` sees now (R-M3).
+    fn seen_by(&self, seat: Seat) -> &[bool] {
+        debug_assert_eq!(
+            self.seen,
+            self.pos.visible_all(),
+            "the visibility follows the position"
+        );
+        &self.seen[seat.index()]
     }
 
     /// R-M7: each seat is told what changed on the squares it saw before or sees
@@ -56,7 +81,7 @@ impl MultiGame {
         public: &[String],
         mover: Option<(Seat, String)>,
     ) -> Vec<Vec<SeatEvent>> {
-        let seen_after = self.pos.visible_all();
+        let seen_after = &self.seen;
         // Each changed square's event, written once whoever is told it.
         let changed: Vec<(usize, String)> = before
             .iter()
@@ -131,7 +156,7 @@ impl Game for MultiGame {
         let Turn::Act { seat, .. } = self.turn() else {
             return Vec::new();
         };
-        let moves = self.pos.masked(seat).0.moves(seat);
+        let moves = self.pos.masked_by(seat, self.seen_by(seat)).moves(seat);
         if moves.is_empty() {
             return vec!["pass".to_string()];
         }
@@ -159,9 +184,8 @@ impl Game for MultiGame {
             reason,
         };
         // R-M4: judged on what the seat knows.
-        let known = self.pos.masked(seat).0;
+        let known = self.pos.masked_by(seat, self.seen_by(seat));
         let before = self.pos.squares.clone();
-        let seen_before = self.pos.visible_all();
         if text == "pass" {
             if known.has_move(seat) {
                 return Err(illegal(format!(
@@ -170,6 +194,7 @@ impl Game for MultiGame {
             }
             self.pos.plies += 1;
             self.pos.to_move = self.pos.next_seat(seat);
+            let seen_before = self.refresh_seen();
             let event = format!("pass {seat}");
             let seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&event), None);
             return Ok(Played {
@@ -192,6 +217,7 @@ impl Game for MultiGame {
             return Err(illegal(why));
         }
         let taken = self.pos.make(seat, mv);
+        let seen_before = self.refresh_seen();
         let mut record = format!("move {seat} {}", taken.mv);
         if taken.mv != mv {
             record.push_str(&format!(" requested {mv}"));
@@ -226,7 +252,7 @@ impl Game for MultiGame {
         let Turn::Act { seat, .. } = self.turn() else {
             return None;
         };
-        (!self.pos.masked(seat).0.has_move(seat)).then(|| "pass".to_string())
+        (!self.pos.masked_by(seat, self.seen_by(seat)).has_move(seat)).then(|| "pass".to_string())
     }
 
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
@@ -234,8 +260,8 @@ impl Game for MultiGame {
             return Played::default();
         }
         let before = self.pos.squares.clone();
-        let seen_before = self.pos.visible_all();
         let n = self.pos.remove_seat(seat);
+        let seen_before = self.refresh_seen();
         if self.pos.remaining().len() == 1 {
             self.end = Some(EndReason::Forfeit { seat, kind });
         }
@@ -249,8 +275,7 @@ impl Game for MultiGame {
     }
 
     fn view(&self, seat: Seat) -> View {
-        let seen = self.pos.visible(seat);
-        View::new(seat, state::print(&self.pos, Some((seat, &seen))))
+        View::new(seat, state::print(&self.pos, Some((seat, self.seen_by(seat)))))
     }
 
     fn state(&self) -> String {

@@ -257,6 +257,12 @@ impl Position {
     /// and castling rights of areas it does not fully see unknown (cleared).
     pub fn masked(&self, seat: Seat) -> (Position, Vec<bool>) {
         let seen = self.visible(seat);
+        (self.masked_by(seat, &seen), seen)
+    }
+
+    /// [`Position::masked`] with what `seat` sees already known (`seen`, as
+    /// [`Position::visible`] gives it).
+    pub fn masked_by(&self, seat: Seat, seen: &[bool]) -> Position {
         let mut view = self.clone();
         for (i, cell) in view.squares.iter_mut().enumerate() {
             if !seen[i] {
@@ -268,7 +274,7 @@ impl Position {
                 *rights = [false, false];
             }
         }
-        (view, seen)
+        view
     }
 
     /// Whether `seat` sees all of private area `a`.
