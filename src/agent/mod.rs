@@ -18,7 +18,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use process::AgentProcess;
+pub use process::{AgentProcess, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.

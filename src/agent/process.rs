@@ -1,7 +1,6 @@
 //! One running agent: its process group, its pipes, and the thread that drains its
 //! stderr. Its stdout is read on the caller's thread (see [`Output`]).
 
-use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
@@ -60,6 +59,25 @@ pub struct AgentProcess {
     message: String,
     stderr_thread: Option<JoinHandle<()>>,
     shut_down: bool,
+}
+
+/// A line of a message to an agent, which prints itself (without its newline) into
+/// the message buffer.
+pub trait MessageLine {
+    /// Appends the line to `out`.
+    fn push_to(&self, out: &mut String);
+}
+
+impl MessageLine for &str {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl MessageLine for crate::protocol::agent::ToAgent<'_> {
+    fn push_to(&self, out: &mut String) {
+        crate::protocol::agent::ToAgent::push_to(self, out);
+    }
 }
 
 impl AgentProcess {
@@ -171,18 +189,18 @@ impl AgentProcess {
 
     /// Sends several lines with one write (a `\n` after each), waiting at most
     /// [`SEND_TIMEOUT`]: what a decision needs costs one system call, not one a line.
-    pub fn send_lines<D: fmt::Display>(
+    pub fn send_lines<L: MessageLine>(
         &mut self,
-        lines: impl IntoIterator<Item = D>,
+        lines: impl IntoIterator<Item = L>,
     ) -> Result<(), AgentError> {
         self.send_lines_until(lines, Instant::now() + SEND_TIMEOUT)
     }
 
-    /// [`AgentProcess::send_lines`] with an explicit deadline. The lines are formatted
+    /// [`AgentProcess::send_lines`] with an explicit deadline. The lines are printed
     /// straight into one reused buffer: no allocation per line or per message.
-    pub fn send_lines_until<D: fmt::Display>(
+    pub fn send_lines_until<L: MessageLine>(
         &mut self,
-        lines: impl IntoIterator<Item = D>,
+        lines: impl IntoIterator<Item = L>,
         deadline: Instant,
     ) -> Result<(), AgentError> {
         // Cleared first: after a failure, no earlier message may pass for this one.
@@ -194,8 +212,7 @@ impl AgentProcess {
         };
         for line in lines {
             let start = self.message.len();
-            // Formatting into a `String` cannot fail.
-            let _ = fmt::Write::write_fmt(&mut self.message, format_args!("{line}"));
+            line.push_to(&mut self.message);
             if memchr::memchr2(b'\n', b'\r', &self.message.as_bytes()[start..]).is_some() {
                 self.message.clear();
                 return Err(AgentError::NotOneLine);

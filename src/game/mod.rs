@@ -454,9 +454,19 @@ impl fmt::Display for GameId {
 /// Appends `n` in decimal. State strings are printed once per action, for every view;
 /// going through the formatting machinery for their small counts cost more than the
 /// board itself.
-pub(crate) fn push_decimal(s: &mut String, n: u32) {
-    if n >= 10 {
-        push_decimal(s, n / 10);
+pub fn push_decimal(s: &mut String, n: impl Into<u64>) {
+    let mut n: u64 = n.into();
+    if n < 10 {
+        // Nearly every number in a state string: a run of empty squares.
+        s.push(char::from(b'0' + n as u8));
+        return;
     }
-    s.push(char::from(b'0' + (n % 10) as u8));
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    while n > 0 {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    digits[at..].iter().for_each(|&d| s.push(char::from(d)));
 }

@@ -4,9 +4,9 @@
 //! Only [`ToAgent`] values go to a bot, and the game-dependent ones carry a
 //! [`View`] or [`SeatEvent`]s, which only a game can build for one seat.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
-use crate::game::{ActionKind, GameId, Options, Outcome, Seat, SeatEvent, View};
+use crate::game::{push_decimal, ActionKind, GameId, Options, Outcome, Seat, SeatEvent, View};
 
 /// The protocol version this referee speaks.
 pub const VERSION: u32 = 1;
@@ -70,41 +70,74 @@ pub enum ToAgent<'a> {
     Quit,
 }
 
-impl fmt::Display for ToAgent<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ToAgent<'_> {
+    /// Appends the line (without its newline) to `out`. The lines every action sends
+    /// (`event`, `view`, `go`) are copied and their numbers printed digit by digit,
+    /// without the formatting machinery: this is on the referee's path once per action.
+    pub fn push_to(&self, out: &mut String) {
         match self {
-            ToAgent::Hello => write!(f, "protocol {VERSION}"),
-            ToAgent::SetOption { name, value } => write!(f, "setoption name {name} value {value}"),
-            ToAgent::IsReady => f.write_str("isready"),
+            ToAgent::Event(e) => {
+                out.push_str("event ");
+                out.push_str(e.text());
+            }
+            ToAgent::View(v) => {
+                out.push_str("view ");
+                out.push_str(v.text());
+            }
+            ToAgent::Go { kind, clock } => {
+                out.push_str("go ");
+                out.push_str(kind.as_str());
+                match *clock {
+                    GoClock::MoveTime(ms) => {
+                        out.push_str(" movetime ");
+                        push_decimal(out, ms);
+                    }
+                    GoClock::Clock {
+                        time_ms,
+                        inc_ms,
+                        moves_to_go,
+                    } => {
+                        out.push_str(" time ");
+                        push_decimal(out, time_ms);
+                        out.push_str(" inc ");
+                        push_decimal(out, inc_ms);
+                        if let Some(n) = moves_to_go {
+                            out.push_str(" movestogo ");
+                            push_decimal(out, n);
+                        }
+                    }
+                }
+            }
+            ToAgent::Hello => {
+                let _ = write!(out, "protocol {VERSION}");
+            }
+            ToAgent::SetOption { name, value } => {
+                let _ = write!(out, "setoption name {name} value {value}");
+            }
+            ToAgent::IsReady => out.push_str("isready"),
             ToAgent::NewGame {
                 game,
                 seat,
                 seats,
                 options,
-            } => write!(
-                f,
-                "newgame game {game} seat {seat} seats {seats} options {options}"
-            ),
-            // Every action sends these: plain copies, not the formatting machinery.
-            ToAgent::Event(e) => f.write_str("event ").and_then(|()| f.write_str(e.text())),
-            ToAgent::View(v) => f.write_str("view ").and_then(|()| f.write_str(v.text())),
-            ToAgent::Go { kind, clock } => match clock {
-                GoClock::MoveTime(ms) => write!(f, "go {kind} movetime {ms}"),
-                GoClock::Clock {
-                    time_ms,
-                    inc_ms,
-                    moves_to_go,
-                } => {
-                    write!(f, "go {kind} time {time_ms} inc {inc_ms}")?;
-                    match moves_to_go {
-                        Some(n) => write!(f, " movestogo {n}"),
-                        None => Ok(()),
-                    }
-                }
-            },
-            ToAgent::GameOver(o) => write!(f, "gameover {}", o.protocol_text()),
-            ToAgent::Quit => f.write_str("quit"),
+            } => {
+                let _ = write!(out, "newgame game {game} seat {seat} seats {seats} options {options}");
+            }
+            ToAgent::GameOver(o) => {
+                out.push_str("gameover ");
+                out.push_str(&o.protocol_text());
+            }
+            ToAgent::Quit => out.push_str("quit"),
         }
+    }
+}
+
+
+impl fmt::Display for ToAgent<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut line = String::new();
+        self.push_to(&mut line);
+        f.write_str(&line)
     }
 }
 

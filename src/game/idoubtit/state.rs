@@ -73,7 +73,7 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     let n = board.size();
     let mut s = String::with_capacity(128);
     for rank in (0..n).rev() {
-        let mut empty = 0;
+        let mut empty = 0u32;
         for file in 0..n {
             match pos.at(Square { file, rank }) {
                 None => empty += 1,

@@ -18,7 +18,7 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
     let mut s = String::with_capacity(96);
     // Ranks from the 11th down; the board is stored rank by rank from a1.
     for (k, rank) in pos.board.chunks_exact(SIZE as usize).rev().enumerate() {
-        let mut empty = 0;
+        let mut empty = 0u32;
         for cell in rank {
             match cell {
                 None => empty += 1,
