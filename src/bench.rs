@@ -550,21 +550,25 @@ fn cpu_model() -> String {
     proc_field("/proc/cpuinfo", "model name").unwrap_or_default()
 }
 
-/// Runs every measurement; `quick` plays fewer games and round trips.
-pub fn run(exe: &str, quick: bool) -> std::io::Result<Figures> {
+/// Runs every measurement, for the games in `only` (every game when it is empty);
+/// `quick` plays fewer games and round trips.
+pub fn run(exe: &str, quick: bool, only: &[GameId]) -> std::io::Result<Figures> {
     let trips = if quick { 2_000 } else { 20_000 };
     let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let figures = measure(exe, &dir, quick, trips);
+    let figures = measure(exe, &dir, quick, trips, only);
     let _ = std::fs::remove_dir_all(&dir);
     figures
 }
 
 /// [`run`] in `dir`.
-fn measure(exe: &str, dir: &Path, quick: bool, trips: usize) -> std::io::Result<Figures> {
+fn measure(exe: &str, dir: &Path, quick: bool, trips: usize, only: &[GameId]) -> std::io::Result<Figures> {
     // The games first, by random agents; the timed runs replay them.
     let mut recorded = Vec::new();
-    for (game, opts) in configurations() {
+    let chosen = configurations()
+        .into_iter()
+        .filter(|(game, _)| only.is_empty() || only.contains(game));
+    for (game, opts) in chosen {
         let options = Options::parse(opts).expect("valid options");
         let seats = game.create(&options, None).map(|g| g.seat_count()).unwrap_or(2);
         // Games until enough actions are recorded for a steady average; short games

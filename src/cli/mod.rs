@@ -17,6 +17,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::builtin::Strategy;
+use crate::game::GameId;
 
 /// Exit code: success.
 pub const EXIT_OK: u8 = 0;
@@ -76,6 +77,9 @@ enum Command {
         /// Fewer games and round trips (a smoke run).
         #[arg(long)]
         quick: bool,
+        /// Measure only this game (repeatable; every game by default).
+        #[arg(long, value_parser = |s: &str| GameId::parse(s).map_err(|e| e.to_string()))]
+        game: Vec<GameId>,
     },
     /// Run a built-in agent speaking the agent protocol on stdin/stdout.
     #[command(subcommand)]
@@ -166,10 +170,10 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             transcript,
         } => pbm::audit(&record, seat, &transcript),
         Command::Serve => serve::run(),
-        Command::Bench { json, quick } => {
+        Command::Bench { json, quick, game } => {
             let exe = std::env::current_exe().map_err(Failure::failed)?;
             let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
-            let figures = crate::bench::run(&exe, quick).map_err(Failure::failed)?;
+            let figures = crate::bench::run(&exe, quick, &game).map_err(Failure::failed)?;
             if json {
                 print(&(serde_json::to_string_pretty(&figures).expect("figures serialise") + "\n"))?;
             } else {

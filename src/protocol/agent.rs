@@ -121,7 +121,10 @@ impl ToAgent<'_> {
                 seats,
                 options,
             } => {
-                let _ = write!(out, "newgame game {game} seat {seat} seats {seats} options {options}");
+                let _ = write!(
+                    out,
+                    "newgame game {game} seat {seat} seats {seats} options {options}"
+                );
             }
             ToAgent::GameOver(o) => {
                 out.push_str("gameover ");
@@ -131,7 +134,6 @@ impl ToAgent<'_> {
         }
     }
 }
-
 
 impl fmt::Display for ToAgent<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
