@@ -367,13 +367,20 @@ impl Batch {
 }
 
 /// (a') The same round trip through the referee's own I/O path, with the system calls
-/// an action needs whatever the game: the record line appended to a file, the check
-/// for stale lines, one write to the agent, and the wait for its line (poll, read).
-/// What the referee costs above this is its work on the game itself. With `whole`
-/// false, only the write and the wait: the agent I/O alone.
+/// an action needs whatever the game. With `whole`, as in a two-seat game: two `cat`
+/// agents take turns, the record line is appended to a file before each message, the
+/// seat about to be asked is checked for lines it printed unasked, and the wait for
+/// its line (poll, read) watches the other seat's pipe too. What the referee costs
+/// above this is its work on the game itself. Without `whole`, one agent and only
+/// the write and the wait: the agent I/O alone.
 fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>, whole: bool) -> std::io::Result<RoundTrip> {
     pin.for_agents()?;
-    let mut agent = AgentProcess::spawn(&AgentSpec::new("cat")).map_err(std::io::Error::other)?;
+    let spawn = || AgentProcess::spawn(&AgentSpec::new("cat")).map_err(std::io::Error::other);
+    let mut agents = if whole {
+        vec![spawn()?, spawn()?]
+    } else {
+        vec![spawn()?]
+    };
     pin.for_referee()?;
     let path = dir.join("io-path.jsonl");
     let mut record = std::fs::File::create(&path)?;
@@ -384,22 +391,30 @@ fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>, whole: bool) -> std::i
     let mut best = RoundTrip::NONE;
     for _ in 0..BATCHES {
         let batch = Batch::start();
-        for _ in 0..n / BATCHES {
+        for k in 0..n / BATCHES {
+            let (first, second) = agents.split_at_mut(1);
+            let (asked, other) = match second.first_mut() {
+                Some(s) if k % 2 == 1 => (s, first.first_mut()),
+                s => (&mut first[0], s),
+            };
+            let mut idle = [other.map(AgentProcess::idle)];
             if whole {
                 record.write_all(line.as_bytes())?;
-                if agent.try_recv().is_some() {
+                if asked.unasked().is_some() {
                     return Err(std::io::Error::other("cat answered nothing it was asked"));
                 }
             }
-            agent.send_lines([PING]).map_err(std::io::Error::other)?;
-            match agent.recv(Instant::now() + Duration::from_secs(10)) {
+            asked.send_lines([PING]).map_err(std::io::Error::other)?;
+            match asked.recv_watching(Instant::now() + Duration::from_secs(10), &mut idle) {
                 Received::Line(_) => {}
                 other => return Err(std::io::Error::other(format!("cat: {other:?}"))),
             }
         }
         best = best.min(batch.per_trip(n / BATCHES));
     }
-    agent.shutdown(Duration::from_secs(1));
+    for agent in &mut agents {
+        agent.shutdown(Duration::from_secs(1));
+    }
     let _ = std::fs::remove_file(path);
     Ok(best)
 }

@@ -264,3 +264,45 @@ fn a_referee_stopped_by_sigterm_leaves_no_agent_and_an_unfinished_record() {
     let lines = record_lines(&record);
     assert!(lines.iter().all(|l| kind(l) != "result"));
 }
+
+#[test]
+fn a_second_answer_sent_while_the_other_seat_decides_forfeits_for_protocol() {
+    // Seat 1 answers in time and again 0.1 s later; seat 2 takes 1.5 s to answer, so
+    // the second `bestmove` arrives while the referee waits for seat 2. It answers no
+    // question: seat 1 forfeits before its next `go`, and seat 2's move stands.
+    let dir = TempDir::new().unwrap();
+    let tag = "mbtag-late-answer";
+    let exe = exe();
+    let record = dir.path().join("r.jsonl");
+    let out = referee_in(dir.path())
+        .args(["match", "--game", "telka", "--seed", "9", "--st", "3"])
+        .args(["--startup-timeout", "5", "--quit-grace", "0.5"])
+        .args([
+            "--agent",
+            &bot_command("late_answer.sh", &[exe, "0.1", "7700002", tag]),
+        ])
+        .args(["--agent", &bot_command("slow.sh", &[exe, "1.5", "7700003", tag])])
+        .arg("--record")
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = record_lines(&record);
+    let all = forfeits(&lines);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["seat"], 1, "{}", all[0]);
+    assert_eq!(all[0]["reason"], "protocol", "{}", all[0]);
+    assert_eq!(
+        all[0]["detail"], "bestmove sent when none was asked for",
+        "{}",
+        all[0]
+    );
+    let moved: Vec<u64> = lines
+        .iter()
+        .filter(|l| kind(l) == "action")
+        .map(|l| l["seat"].as_u64().unwrap())
+        .collect();
+    assert_eq!(moved, [1, 2], "each seat moved once before the forfeit");
+    assert!(assert_verifies(&record).contains("finished"));
+    assert_no_process_left(&[tag]);
+}

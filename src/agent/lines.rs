@@ -103,6 +103,9 @@ pub(crate) struct Output {
     queue: VecDeque<Received>,
     /// Read buffer, kept: zeroing a fresh one per read cost more than the read.
     chunk: Box<[u8]>,
+    /// Whether the pipe was among those watched in the last wait for another agent
+    /// (see [`wait_any`]): then everything written before that wait ended was read.
+    watched: bool,
 }
 
 /// Lines held before reading stops until the caller takes some.
@@ -128,6 +131,7 @@ impl Output {
             splitter: LineSplitter::default(),
             queue: VecDeque::new(),
             chunk: vec![0; CHUNK].into_boxed_slice(),
+            watched: false,
         })
     }
 
@@ -138,6 +142,7 @@ impl Output {
             splitter: LineSplitter::default(),
             queue: VecDeque::new(),
             chunk: Box::default(),
+            watched: false,
         }
     }
 
@@ -185,25 +190,117 @@ impl Output {
         }
     }
 
-    /// Waits until the pipe is readable (or has ended), at most `limit`; false when
-    /// the wait timed out with nothing to read.
-    pub(crate) fn wait(&self, limit: Duration) -> bool {
-        let Some(pipe) = self.pipe.as_ref() else {
-            return true;
-        };
-        let millis = u16::try_from(limit.as_millis()).unwrap_or(u16::MAX);
-        // Round up: a sub-millisecond wait must not become a busy loop of zero waits.
-        let millis = if Duration::from_millis(millis.into()) < limit {
-            millis.saturating_add(1)
+    /// The next line already split off, without reading the pipe; `None` when none
+    /// is queued (whether or not the pipe has ended).
+    pub(crate) fn queued(&mut self) -> Option<Received> {
+        self.queue.pop_front()
+    }
+
+    /// Whether every line written before the end of the last wait for another agent
+    /// has been read: the pipe was watched then, or has ended.
+    pub(crate) fn read_up(&self) -> bool {
+        self.watched || self.pipe.is_none()
+    }
+
+    /// Marks the pipe as not watched: its agent is the one awaited now, or a line
+    /// was taken for an answer.
+    pub(crate) fn unwatch(&mut self) {
+        self.watched = false;
+    }
+
+    /// The pipe, if a wait should watch it: open, and with room for more lines.
+    fn watchable(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.pipe
+            .as_ref()
+            .filter(|_| self.queue.len() < QUEUE)
+            .map(|p| p.as_fd())
+    }
+}
+
+/// Most pipes one wait watches besides the awaited one: the largest game's seats.
+pub const WATCH_MAX: usize = 15;
+
+/// What ended a [`wait_any`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Woken {
+    /// The awaited pipe is readable, has ended, or the wait was interrupted.
+    Awaited,
+    /// Only watched pipes had something; they have been read.
+    Others,
+    /// The time ran out with nothing to read.
+    TimedOut,
+}
+
+/// Waits at most `limit` until `awaited` is readable (or has ended), reading every
+/// pipe in `others` that becomes readable meanwhile.
+///
+/// This is how what an agent prints while no answer is due gets read without a
+/// system call of its own: the wait for one agent's answer watches the other
+/// agents' pipes too. A pipe left out (its queue is full) is marked unwatched, so
+/// that it is read before its agent's next `go` instead.
+pub(crate) fn wait_any<'o>(
+    awaited: &Output,
+    others: impl Iterator<Item = &'o mut Output>,
+    limit: Duration,
+) -> Woken {
+    let millis = u16::try_from(limit.as_millis()).unwrap_or(u16::MAX);
+    // Round up: a sub-millisecond wait must not become a busy loop of zero waits.
+    let millis = if Duration::from_millis(millis.into()) < limit {
+        millis.saturating_add(1)
+    } else {
+        millis
+    };
+    let Some(own) = awaited.pipe.as_ref() else {
+        return Woken::Awaited;
+    };
+    let mut outputs: [Option<&mut Output>; WATCH_MAX] = std::array::from_fn(|_| None);
+    let mut count = 0;
+    for output in others {
+        if count < WATCH_MAX {
+            outputs[count] = Some(output);
+            count += 1;
         } else {
-            millis
-        };
-        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, PollTimeout::from(millis)) {
-            Ok(0) => false,
-            // Readable, ended, failed or interrupted: the caller reads and looks again.
-            Ok(_) | Err(_) => true,
+            output.watched = false;
         }
+    }
+    // Unused slots repeat the awaited pipe; only the first `1 + watched` are polled.
+    let mut fds: [PollFd<'_>; WATCH_MAX + 1] =
+        std::array::from_fn(|_| PollFd::new(own.as_fd(), PollFlags::POLLIN));
+    let mut polled = [usize::MAX; WATCH_MAX + 1];
+    let mut n = 1;
+    for (k, output) in outputs[..count].iter().enumerate() {
+        if let Some(fd) = output.as_deref().and_then(Output::watchable) {
+            fds[n] = PollFd::new(fd, PollFlags::POLLIN);
+            polled[n] = k;
+            n += 1;
+        }
+    }
+    let result = poll(&mut fds[..n], PollTimeout::from(millis));
+    let mut ready = [false; WATCH_MAX + 1];
+    for (r, fd) in ready.iter_mut().zip(&fds[..n]) {
+        *r = fd.revents().is_none_or(|r| !r.is_empty());
+    }
+    let mut watched = [false; WATCH_MAX];
+    let mut others_ready = false;
+    for (i, &k) in polled[1..n].iter().enumerate() {
+        watched[k] = true;
+        if ready[i + 1] {
+            others_ready = true;
+            if let Some(output) = outputs[k].as_deref_mut() {
+                output.fill();
+            }
+        }
+    }
+    for (k, output) in outputs[..count].iter_mut().enumerate() {
+        if let Some(output) = output.as_deref_mut() {
+            output.watched = watched[k];
+        }
+    }
+    match result {
+        Ok(0) => Woken::TimedOut,
+        Ok(_) if !ready[0] && others_ready => Woken::Others,
+        // Readable, ended, failed or interrupted: the caller reads and looks again.
+        Ok(_) | Err(_) => Woken::Awaited,
     }
 }
 

@@ -18,7 +18,8 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use process::{AgentProcess, MessageLine};
+pub use lines::WATCH_MAX;
+pub use process::{AgentProcess, Idle, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.

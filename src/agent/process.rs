@@ -16,7 +16,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-use super::lines::Output;
+use super::lines::{self, Output, Woken};
 use super::registry::{kill_escaped_children, pgid_of, spawn_registered, unregister};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT, STDERR_LOG_LIMIT};
 
@@ -60,6 +60,11 @@ pub struct AgentProcess {
     stderr_thread: Option<JoinHandle<()>>,
     shut_down: bool,
 }
+
+/// An agent that is asked nothing now, lent to the wait for another agent's answer
+/// so that what it prints meanwhile is read ([`AgentProcess::recv_watching`]). It
+/// can be used for nothing else: nothing is sent through it.
+pub struct Idle<'a>(&'a mut AgentProcess);
 
 /// A line of a message to an agent, which prints itself (without its newline) into
 /// the message buffer.
@@ -240,6 +245,13 @@ impl AgentProcess {
     /// still times out. An agent that has exited reports [`Received::Closed`] once its
     /// output has stopped coming, even if a leaked descendant holds its stdout open.
     pub fn recv(&mut self, deadline: Instant) -> Received {
+        self.recv_watching(deadline, &mut [])
+    }
+
+    /// [`AgentProcess::recv`], reading meanwhile whatever the `idle` agents print
+    /// (their lines wait in their queues; see [`AgentProcess::unasked`]).
+    pub fn recv_watching(&mut self, deadline: Instant, idle: &mut [Option<Idle<'_>>]) -> Received {
+        self.output.unwatch();
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -257,13 +269,17 @@ impl AgentProcess {
             if let Some(received) = self.output.take() {
                 return received;
             }
-            // Only a quiet agent is asked whether it still lives: no system call per
-            // line on the hot path.
-            if !self.output.wait((deadline - now).min(EXIT_POLL)) && self.exit_status().is_some() {
-                self.output.fill();
-                return self.output.take().unwrap_or(Received::Closed);
+            let others = idle.iter_mut().flatten().map(|a| &mut a.0.output);
+            match lines::wait_any(&self.output, others, (deadline - now).min(EXIT_POLL)) {
+                Woken::Others => continue,
+                // Only a quiet agent is asked whether it still lives: no system call
+                // per line on the hot path.
+                Woken::TimedOut if self.exit_status().is_some() => {
+                    self.output.fill();
+                    return self.output.take().unwrap_or(Received::Closed);
+                }
+                Woken::TimedOut | Woken::Awaited => self.output.fill(),
             }
-            self.output.fill();
         }
     }
 
@@ -278,6 +294,25 @@ impl AgentProcess {
         }
         self.output.fill();
         self.output.take()
+    }
+
+    /// Lends the agent to waits for other agents' answers (see [`Idle`]).
+    pub fn idle(&mut self) -> Idle<'_> {
+        Idle(self)
+    }
+
+    /// The next line the agent printed while no answer was due, before a `go`.
+    ///
+    /// Its pipe was watched while the referee waited for other agents, so those lines
+    /// are queued already and taking them costs no system call. An agent that was not
+    /// watched since then (no other agent was awaited, or its queue was full) is read
+    /// now, as [`AgentProcess::try_recv`] does.
+    pub fn unasked(&mut self) -> Option<Received> {
+        if self.output.read_up() {
+            self.output.queued()
+        } else {
+            self.try_recv()
+        }
     }
 
     /// Stops the agent: TERM to its group, up to `grace` to exit, then KILL; idempotent.
@@ -508,5 +543,73 @@ fn drain_stderr(mut stderr: ChildStderr, mut log: Option<File>) {
             // Keep draining so the agent never blocks, but stop logging.
             log = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::AgentSpec;
+
+    fn spawn(script: &str) -> AgentProcess {
+        AgentProcess::spawn(&AgentSpec::new(shell_words::join(["sh", "-c", script]))).expect("sh starts")
+    }
+
+    /// Generous: only a hang gets near it.
+    const LONG: Duration = Duration::from_secs(20);
+
+    #[test]
+    fn what_an_idle_agent_prints_is_read_while_another_is_awaited() {
+        // The idle agent prints at once; the awaited one answers once that line is
+        // surely there, so one wait sees both pipes.
+        let mut idle = spawn("echo 'bestmove early'; echo 'info idle'; exec sleep 30");
+        let mut awaited = spawn("sleep 0.5; echo 'bestmove a1-c3'; exec sleep 30");
+        let got = awaited.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
+        assert_eq!(got, Received::Line("bestmove a1-c3".into()));
+        // Read during the wait: queued, and known to be complete without a read.
+        assert!(idle.output.read_up(), "the idle pipe was watched");
+        assert_eq!(
+            idle.output.queued(),
+            Some(Received::Line("bestmove early".into()))
+        );
+        assert_eq!(idle.unasked(), Some(Received::Line("info idle".into())));
+        assert_eq!(idle.unasked(), None);
+        // The awaited agent was not watched: its own later lines are read when asked.
+        assert!(!awaited.output.read_up());
+        idle.shutdown(Duration::ZERO);
+        awaited.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn an_agent_not_watched_since_its_answer_is_read_before_its_next_go() {
+        let mut agent = spawn("echo 'bestmove a1-c3'; sleep 0.3; echo 'bestmove again'; exec sleep 30");
+        let got = agent.recv(Instant::now() + LONG);
+        assert_eq!(got, Received::Line("bestmove a1-c3".into()));
+        assert!(!agent.output.read_up(), "no other agent was awaited since");
+        // Nothing else watched it, so `unasked` reads the pipe itself.
+        let until = Instant::now() + LONG;
+        let late = loop {
+            if let Some(r) = agent.unasked() {
+                break r;
+            }
+            assert!(Instant::now() < until, "the second line never came");
+            thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(late, Received::Line("bestmove again".into()));
+        agent.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn an_idle_agent_that_exits_is_read_to_its_end() {
+        // Its last line is read during the wait, and then its pipe is known to be done.
+        let mut gone = spawn("echo bye");
+        let mut awaited = spawn("sleep 0.5; echo 'bestmove a1-c3'; exec sleep 30");
+        let got = awaited.recv_watching(Instant::now() + LONG, &mut [Some(gone.idle())]);
+        assert_eq!(got, Received::Line("bestmove a1-c3".into()));
+        assert_eq!(gone.unasked(), Some(Received::Line("bye".into())));
+        assert!(gone.output.read_up(), "an ended pipe has nothing more to read");
+        assert_eq!(gone.unasked(), None);
+        gone.shutdown(Duration::ZERO);
+        awaited.shutdown(Duration::ZERO);
     }
 }

@@ -119,16 +119,19 @@ fn converse(
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
-    let mut line = String::new();
+    let mut bytes = Vec::new();
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             break;
         }
-        let line = line.trim_end_matches(['\n', '\r']);
-        if !reads_views && (line.starts_with("event ") || line.starts_with("view ")) {
+        // Skipped before any other work: for the replay agent these are most lines.
+        if !reads_views && (bytes.starts_with(b"event ") || bytes.starts_with(b"view ")) {
             continue;
         }
+        let line = std::str::from_utf8(&bytes)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
+            .trim_end_matches(['\n', '\r']);
         match AgentInput::parse(line) {
             AgentInput::Hello(_) => {
                 writeln!(output, "id name {name}")?;
@@ -158,7 +161,10 @@ fn converse(
                     .as_ref()
                     .and_then(|t| decide(t, &view, &events))
                     .unwrap_or_else(|| "none".to_string());
-                writeln!(output, "bestmove {action}")?;
+                // Pieces, not `writeln!`: this is the whole of the replay agent's work.
+                output.write_all(b"bestmove ")?;
+                output.write_all(action.as_bytes())?;
+                output.write_all(b"\n")?;
                 events.clear();
             }
             AgentInput::Quit => break,

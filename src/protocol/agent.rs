@@ -235,14 +235,14 @@ impl AgentInput {
     pub fn parse(line: &str) -> AgentInput {
         let line = line.trim_end_matches(['\r', '\n']);
         let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
-        let words: Vec<&str> = rest.split_whitespace().collect();
-        let field = |name: &str| {
-            words
-                .iter()
-                .position(|w| *w == name)
-                .and_then(|i| words.get(i + 1))
-                .and_then(|v| v.parse::<u64>().ok())
+        // The word after `name`; looked up without collecting the words, since a bot
+        // parses a `go` line for every decision.
+        let after = |name: &str| {
+            let mut words = rest.split_whitespace();
+            words.by_ref().find(|w| *w == name)?;
+            words.next()
         };
+        let field = |name: &str| after(name).and_then(|v| v.parse::<u64>().ok());
         match word {
             "protocol" => rest
                 .trim()
@@ -257,16 +257,10 @@ impl AgentInput {
                 _ => AgentInput::Unknown(line.to_string()),
             },
             "newgame" => {
-                let text = |name: &str| {
-                    words
-                        .iter()
-                        .position(|w| *w == name)
-                        .and_then(|i| words.get(i + 1))
-                        .map(|v| v.to_string())
-                };
-                let options = words
-                    .iter()
-                    .skip_while(|w| **w != "options")
+                let text = |name: &str| after(name).map(str::to_string);
+                let options = rest
+                    .split_whitespace()
+                    .skip_while(|w| *w != "options")
                     .skip(1)
                     .filter_map(|w| w.split_once('='))
                     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -291,7 +285,7 @@ impl AgentInput {
                     Some((time / to_go).saturating_add(inc))
                 });
                 AgentInput::Go {
-                    kind: words.first().unwrap_or(&"").to_string(),
+                    kind: rest.split_whitespace().next().unwrap_or("").to_string(),
                     budget_ms,
                 }
             }

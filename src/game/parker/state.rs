@@ -12,38 +12,41 @@ use crate::game::{push_decimal, Seat};
 
 /// Prints the state string of `pos` with the seats that are `out`.
 pub fn print(pos: &Position, out: &[Seat]) -> String {
-    use std::fmt::Write;
     // Every view is a state string, so this is on the referee's path once per action:
-    // one allocation, no temporary strings.
-    let mut s = String::with_capacity(96);
+    // bytes into one allocation, no temporary strings, no formatting machinery.
+    let mut s: Vec<u8> = Vec::with_capacity(96);
+    // A run of empty points is at most a rank long.
+    let push_run = |s: &mut Vec<u8>, n: u8| match n {
+        0 => {}
+        1..=9 => s.push(b'0' + n),
+        _ => s.extend_from_slice(&[b'1', b'0' + n - 10]),
+    };
     // Ranks from the 11th down; the board is stored rank by rank from a1.
     for (k, rank) in pos.board.chunks_exact(SIZE as usize).rev().enumerate() {
-        let mut empty = 0u32;
+        let mut empty = 0u8;
         for cell in rank {
             match cell {
                 None => empty += 1,
                 Some(c) => {
-                    if empty > 0 {
-                        push_decimal(&mut s, empty);
-                        empty = 0;
-                    }
-                    s.push(c.letter());
+                    push_run(&mut s, empty);
+                    empty = 0;
+                    s.push(c.letter() as u8);
                 }
             }
         }
-        if empty > 0 {
-            push_decimal(&mut s, empty);
-        }
+        push_run(&mut s, empty);
         if k + 1 < SIZE as usize {
-            s.push('/');
+            s.push(b'/');
         }
     }
+    let mut s = String::from_utf8(s).expect("the board prints as ASCII");
     s.push(' ');
     s.push(pos.to_move.letter());
     s.push(' ');
     push_decimal(&mut s, pos.moves);
     for (i, seat) in out.iter().enumerate() {
-        let _ = write!(s, "{}{seat}", if i == 0 { " out=" } else { "," });
+        s.push_str(if i == 0 { " out=" } else { "," });
+        push_decimal(&mut s, seat.number() as u64);
     }
     s
 }
