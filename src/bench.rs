@@ -230,14 +230,20 @@ pub struct GameTiming {
     pub game: String,
     /// Actions timed.
     pub actions: u64,
-    /// Wall time per action, µs, from the first action to the last.
+    /// Wall time per action, µs, from the first action to the last: the median over
+    /// the replays.
     pub us_per_action: f64,
     /// CPU time of the referee's match thread per action, µs (user and system).
     pub referee_cpu_us_per_action: f64,
-    /// Wall time per action over the pipe round trip.
+    /// The median of the floor batches taken just before each replay, µs.
+    pub floor_us: f64,
+    /// The ratio to the floor: the median over the replays of µs per action divided
+    /// by the floor batch taken just before that replay.
     pub ratio_to_pipe: f64,
-    /// Wall time per action over the round trip through the referee's I/O path.
+    /// `us_per_action` over the round trip through the referee's I/O path.
     pub ratio_to_io_path: f64,
+    /// Per replay: µs per action, and the µs per round trip of its floor batch.
+    pub pairs: Vec<[f64; 2]>,
 }
 
 /// What does not depend on placement, per game configuration.
@@ -286,36 +292,69 @@ fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
 /// A view line of about the usual length, for the round trips.
 const PING: &str = "view 7rrrr/7rrrr/9rr/9rr/11/11/11/bb9/bb9/bbbb7/bbbb7 b 0";
 
-/// Batches each round-trip figure is the best of: the floor, not the noise.
+/// Batches each round-trip figure is the median of.
 const BATCHES: usize = 5;
 
-/// (a) µs per line round trip with `cat`, over `n` round trips, and the CPU time this
-/// side spent per round trip.
-fn pipe_round_trip(n: usize, pin: Pin<'_>) -> std::io::Result<RoundTrip> {
-    pin.for_agents()?;
-    let mut child = Command::new("cat")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()?;
-    pin.for_referee()?;
-    let mut input = child.stdin.take().expect("piped");
-    let mut output = BufReader::new(child.stdout.take().expect("piped"));
-    let line = format!("{PING}\n");
-    let mut back = String::new();
-    let mut best = RoundTrip::NONE;
-    for _ in 0..BATCHES {
+/// `cat` at the other end of two pipes: the peer of the floor's ping-pong. It lives
+/// for a whole placement, so that a batch of the floor can be taken just before each
+/// replay of a game: the machine's speed drifts over seconds, and a ratio of two
+/// figures taken far apart measures the drift as much as the referee.
+struct Cat {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    output: BufReader<std::process::ChildStdout>,
+    back: String,
+}
+
+impl Cat {
+    /// Starts `cat` where `pin` puts agents, and moves this thread where it puts the
+    /// referee.
+    fn start(pin: Pin<'_>) -> std::io::Result<Cat> {
+        pin.for_agents()?;
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        pin.for_referee()?;
+        let input = child.stdin.take();
+        let output = BufReader::new(child.stdout.take().expect("piped"));
+        Ok(Cat {
+            child,
+            input,
+            output,
+            back: String::new(),
+        })
+    }
+
+    /// (a) One batch of `n` line round trips: µs per round trip, and the CPU time this
+    /// side spent per round trip.
+    fn batch(&mut self, n: usize) -> std::io::Result<RoundTrip> {
+        let line = format!("{PING}\n");
+        let input = self.input.as_mut().expect("open until dropped");
         let batch = Batch::start();
-        for _ in 0..n / BATCHES {
+        for _ in 0..n {
             input.write_all(line.as_bytes())?;
             input.flush()?;
-            back.clear();
-            output.read_line(&mut back)?;
+            self.back.clear();
+            self.output.read_line(&mut self.back)?;
         }
-        best = best.min(batch.per_trip(n / BATCHES));
+        Ok(batch.per_trip(n))
     }
-    drop(input);
-    let _ = child.wait();
-    Ok(best)
+}
+
+impl Drop for Cat {
+    fn drop(&mut self) {
+        // End of input ends `cat`.
+        self.input = None;
+        let _ = self.child.wait();
+    }
+}
+
+/// The median of `values` by `key` (the upper one of an even count); `None` when empty.
+fn median_by<T: Copy>(values: &[T], key: impl Fn(&T) -> f64) -> Option<T> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    sorted.get(sorted.len() / 2).copied()
 }
 
 /// A round trip's wall time and this side's CPU time, µs.
@@ -323,23 +362,6 @@ fn pipe_round_trip(n: usize, pin: Pin<'_>) -> std::io::Result<RoundTrip> {
 struct RoundTrip {
     wall: f64,
     cpu: f64,
-}
-
-impl RoundTrip {
-    /// Worse than any measurement.
-    const NONE: RoundTrip = RoundTrip {
-        wall: f64::INFINITY,
-        cpu: f64::INFINITY,
-    };
-
-    /// The faster of two batches (by wall time).
-    fn min(self, other: RoundTrip) -> RoundTrip {
-        if other.wall < self.wall {
-            other
-        } else {
-            self
-        }
-    }
 }
 
 /// The clocks at the start of a batch of round trips.
@@ -388,7 +410,7 @@ fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>, whole: bool) -> std::i
         "{{\"type\":\"action\",\"ply\":1,\"seat\":1,\"action\":\"{PING}\",\"events\":[],\"hash\":\"{:064}\"}}\n",
         0
     );
-    let mut best = RoundTrip::NONE;
+    let mut batches = Vec::with_capacity(BATCHES);
     for _ in 0..BATCHES {
         let batch = Batch::start();
         for k in 0..n / BATCHES {
@@ -410,13 +432,13 @@ fn io_path_round_trip(n: usize, dir: &Path, pin: Pin<'_>, whole: bool) -> std::i
                 other => return Err(std::io::Error::other(format!("cat: {other:?}"))),
             }
         }
-        best = best.min(batch.per_trip(n / BATCHES));
+        batches.push(batch.per_trip(n / BATCHES));
     }
     for agent in &mut agents {
         agent.shutdown(Duration::from_secs(1));
     }
     let _ = std::fs::remove_file(path);
-    Ok(best)
+    Ok(median_by(&batches, |b| b.wall).expect("BATCHES > 0"))
 }
 
 /// (d) µs per `legal_actions` call on positions reached by random play.
@@ -508,29 +530,55 @@ fn replay_once(
 /// Actions between two samples of the clocks in [`replay_once`].
 const SAMPLE_EVERY: u64 = 16;
 
-/// Sums the replays of `records` under one placement.
-fn replay_all(
+/// Replays paired with a batch of the floor taken just before each (see [`Cat`]).
+struct Paired {
+    /// All replays together.
+    sum: Replayed,
+    /// Per replay: µs per action, and µs per round trip of its floor batch.
+    pairs: Vec<[f64; 2]>,
+}
+
+/// Round trips in the floor batch before each replay: a few milliseconds.
+const PAIR_TRIPS: usize = 500;
+
+/// Replays `records` under one placement, each preceded by a batch of the floor,
+/// going over them again until there are at least `min_pairs` pairs.
+#[allow(clippy::too_many_arguments)]
+fn replay_paired(
     exe: &str,
     dir: &Path,
     records: &[PathBuf],
     game: GameId,
     options: &Options,
     pin: Pin<'_>,
-) -> std::io::Result<Replayed> {
+    cat: &mut Cat,
+    min_pairs: usize,
+) -> std::io::Result<Paired> {
     let mut sum = Replayed {
         actions: 0,
         wall: Duration::ZERO,
         cpu: Duration::ZERO,
         allocations: Some(0),
     };
-    for r in records {
-        let one = replay_once(exe, dir, r, game, options, pin)?;
-        sum.actions += one.actions;
-        sum.wall += one.wall;
-        sum.cpu += one.cpu;
-        sum.allocations = sum.allocations.zip(one.allocations).map(|(x, y)| x + y);
+    let mut pairs = Vec::new();
+    while pairs.len() < min_pairs.max(1) {
+        for r in records {
+            let floor = cat.batch(PAIR_TRIPS)?;
+            let one = replay_once(exe, dir, r, game, options, pin)?;
+            if one.actions == 0 {
+                continue;
+            }
+            pairs.push([one.wall.as_secs_f64() * 1e6 / one.actions as f64, floor.wall]);
+            sum.actions += one.actions;
+            sum.wall += one.wall;
+            sum.cpu += one.cpu;
+            sum.allocations = sum.allocations.zip(one.allocations).map(|(x, y)| x + y);
+        }
+        if records.is_empty() {
+            break;
+        }
     }
-    Ok(sum)
+    Ok(Paired { sum, pairs })
 }
 
 /// (c) `verify` throughput over `records`, actions per second, on the CPU this
@@ -603,28 +651,38 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize, only: &[GameId]) ->
         }
         recorded.push((game, options, records));
     }
+    // Pairs of a floor batch and a replay per game and placement: enough for a
+    // median that one slow moment of the machine does not move.
+    let min_pairs = if quick { 1 } else { 9 };
     let cpus = Cpus::detect();
     let mut timings = Vec::new();
     let mut allocations = vec![None; recorded.len()];
     let measured = (|| -> std::io::Result<()> {
         for placement in Cpus::placements(cpus.as_ref()) {
             let pin = Pin::new(cpus.as_ref(), placement);
-            let pipe = pipe_round_trip(trips, pin)?;
+            let mut cat = Cat::start(pin)?;
+            let floors = (0..BATCHES)
+                .map(|_| cat.batch(trips / BATCHES))
+                .collect::<std::io::Result<Vec<_>>>()?;
+            let pipe = median_by(&floors, |b| b.wall).expect("BATCHES > 0");
             let io_path = io_path_round_trip(trips, dir, pin, true)?;
             let agent_io = io_path_round_trip(trips, dir, pin, false)?;
             let mut games = Vec::new();
             for (k, (game, options, records)) in recorded.iter().enumerate() {
-                let r = replay_all(exe, dir, records, *game, options, pin)?;
+                let p = replay_paired(exe, dir, records, *game, options, pin, &mut cat, min_pairs)?;
+                let r = &p.sum;
                 let per = |d: Duration| d.as_secs_f64() * 1e6 / r.actions.max(1) as f64;
-                let us = per(r.wall);
                 allocations[k] = allocations[k].or(r.allocations.map(|n| n as f64 / r.actions.max(1) as f64));
+                let us = median_by(&p.pairs, |p| p[0]).map_or(0.0, |p| p[0]);
                 games.push(GameTiming {
                     game: format!("{game} {options}"),
                     actions: r.actions,
                     us_per_action: us,
                     referee_cpu_us_per_action: per(r.cpu),
-                    ratio_to_pipe: us / pipe.wall,
+                    floor_us: median_by(&p.pairs, |p| p[1]).map_or(0.0, |p| p[1]),
+                    ratio_to_pipe: median_by(&p.pairs, |p| p[0] / p[1]).map_or(0.0, |p| p[0] / p[1]),
                     ratio_to_io_path: us / io_path.wall,
+                    pairs: p.pairs,
                 });
             }
             timings.push(Timing {

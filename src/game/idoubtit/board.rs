@@ -182,15 +182,20 @@ impl Square {
     }
 }
 
+impl Square {
+    /// Appends the square's name (`e4`): squares are in every event and view, so they
+    /// are pushed as bytes rather than through the formatting machinery.
+    pub fn push_to(self, out: &mut String) {
+        out.push(char::from(b'a' + self.file));
+        crate::game::push_decimal(out, self.rank + 1);
+    }
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Boards have at most nine ranks; squares are in every event and view, so they
-        // are written as two bytes rather than through the formatting machinery.
-        let name = [b'a' + self.file, b'1' + self.rank];
-        match std::str::from_utf8(&name) {
-            Ok(name) if self.rank < 9 => f.write_str(name),
-            _ => write!(f, "{}{}", (b'a' + self.file) as char, self.rank + 1),
-        }
+        let mut name = String::with_capacity(3);
+        self.push_to(&mut name);
+        f.write_str(&name)
     }
 }
 

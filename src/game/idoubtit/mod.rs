@@ -209,19 +209,24 @@ impl IdtGame {
                 } else {
                     "move"
                 };
-                let capture = effect
-                    .captured_on
-                    .map(|sq| format!(" capture {sq}"))
-                    .unwrap_or_default();
-                told.push(Told::per_seat(
-                    format!("{verb} {side} {action}{capture}"),
-                    |viewer| {
-                        format!(
-                            "{verb} {side} {}{capture}",
-                            state::public_action(&action, side, viewer)
-                        )
-                    },
-                ));
+                // `<verb> <side> <action>[ capture <square>]`, the action as each seat
+                // is told it; pushed piece by piece, as this is every move's event.
+                let event = |action_text: &dyn Fn(&mut String)| {
+                    let mut text = String::with_capacity(32);
+                    text.push_str(verb);
+                    text.push(' ');
+                    text.push_str(side.name());
+                    text.push(' ');
+                    action_text(&mut text);
+                    if let Some(sq) = effect.captured_on {
+                        text.push_str(" capture ");
+                        sq.push_to(&mut text);
+                    }
+                    text
+                };
+                told.push(Told::per_seat(event(&|t| action.push_to(t)), |viewer| {
+                    event(&|t| state::push_public_action(t, &action, side, viewer))
+                }));
                 if effect.king {
                     told.push(Told::same(format!("king-captured {}", side.opponent())));
                     self.pos.phase = Phase::Respond;

@@ -130,23 +130,46 @@ fn square(i: &str, board: BoardKind) -> IResult<&str, Square> {
     .parse(i)
 }
 
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Action {
+    /// Appends the action's notation; events, views and record lines are built this
+    /// way once per action, so without the formatting machinery.
+    pub fn push_to(&self, out: &mut String) {
         match *self {
-            Action::Place { kind, to } => write!(f, "{}@{to}", kind.letter()),
+            Action::Place { kind, to } => {
+                out.push(kind.letter());
+                out.push('@');
+                to.push_to(out);
+            }
             Action::Move { from, to, promotion } => {
-                write!(f, "{from}{to}")?;
+                from.push_to(out);
+                to.push_to(out);
                 match promotion {
-                    Promotion::None => Ok(()),
-                    Promotion::To(k) => write!(f, "{}", k.letter().to_ascii_lowercase()),
-                    Promotion::Promote => f.write_str("+"),
+                    Promotion::None => {}
+                    Promotion::To(k) => out.push(k.letter().to_ascii_lowercase()),
+                    Promotion::Promote => out.push('+'),
                 }
             }
-            Action::EnPassant { from, to } => write!(f, "{from}{to}ep"),
-            Action::Drop { slot, to } => write!(f, "{slot}@{to}"),
-            Action::Doubt => f.write_str("doubt"),
-            Action::Accept => f.write_str("accept"),
+            Action::EnPassant { from, to } => {
+                from.push_to(out);
+                to.push_to(out);
+                out.push_str("ep");
+            }
+            Action::Drop { slot, to } => {
+                crate::game::push_decimal(out, slot);
+                out.push('@');
+                to.push_to(out);
+            }
+            Action::Doubt => out.push_str("doubt"),
+            Action::Accept => out.push_str("accept"),
         }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = String::with_capacity(8);
+        self.push_to(&mut text);
+        f.write_str(&text)
     }
 }
 

@@ -6,8 +6,6 @@
 //! line with every type the seat may not see written `X`/`x`, hidden supplies as a
 //! count `#n`, and no snapshot.
 
-use std::fmt::Write;
-
 use super::board::{BoardKind, Kind, Piece, Side, Square};
 use super::notation::{self, Action, Promotion};
 use super::rules::{Pending, Phase, Position, Variant};
@@ -136,20 +134,20 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     push_decimal(&mut s, pos.plies);
     s.push(' ');
     match pos.ep {
-        Some(sq) => {
-            let _ = write!(s, "{sq}");
-        }
+        Some(sq) => sq.push_to(&mut s),
         None => s.push('-'),
     }
     if let Some(p) = &pos.pending {
-        let _ = write!(s, " | {} ", p.actor.letter());
+        s.push_str(" | ");
+        s.push(p.actor.letter());
+        s.push(' ');
         match lens {
             Lens::All => {
-                s.push_str(&p.action.to_string());
+                p.action.push_to(&mut s);
                 s.push_str(" | ");
                 s.push_str(&print(&p.before, Lens::All));
             }
-            Lens::Seat(viewer, _) => s.push_str(&public_action(&p.action, p.actor, viewer)),
+            Lens::Seat(viewer, _) => push_public_action(&mut s, &p.action, p.actor, viewer),
         }
     }
     s
@@ -158,13 +156,24 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
 /// An action as `viewer` is told it: the type of a chess promotion claimed by the
 /// other side is hidden as `?` (R-D10).
 pub fn public_action(action: &Action, actor: Side, viewer: Side) -> String {
+    let mut text = String::with_capacity(8);
+    push_public_action(&mut text, action, actor, viewer);
+    text
+}
+
+/// Appends [`public_action`].
+pub fn push_public_action(out: &mut String, action: &Action, actor: Side, viewer: Side) {
     match action {
         Action::Move {
             from,
             to,
             promotion: Promotion::To(_),
-        } if actor != viewer => format!("{from}{to}?"),
-        _ => action.to_string(),
+        } if actor != viewer => {
+            from.push_to(out);
+            to.push_to(out);
+            out.push('?');
+        }
+        _ => action.push_to(out),
     }
 }
 
