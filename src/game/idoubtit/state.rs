@@ -69,24 +69,28 @@ pub fn pending_capture(pos: &Position) -> Option<(Side, usize)> {
 pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     let board = pos.board();
     let n = board.size();
-    let mut s = String::with_capacity(128);
+    // Room for a view with a pending action, so that printing never reallocates.
+    let mut s = String::with_capacity(192);
+    // A run of empty squares is at most a rank long: one digit on these boards.
+    debug_assert!(n <= 9);
+    let push_run = |s: &mut String, run: u8| {
+        if run > 0 {
+            s.push(char::from(b'0' + run));
+        }
+    };
     for rank in (0..n).rev() {
-        let mut empty = 0u32;
+        let mut empty = 0u8;
         for file in 0..n {
             match pos.at(Square { file, rank }) {
                 None => empty += 1,
                 Some(p) => {
-                    if empty > 0 {
-                        push_decimal(&mut s, empty);
-                        empty = 0;
-                    }
+                    push_run(&mut s, empty);
+                    empty = 0;
                     token(&mut s, &p, lens.shows(&p, false));
                 }
             }
         }
-        if empty > 0 {
-            push_decimal(&mut s, empty);
-        }
+        push_run(&mut s, empty);
         if rank > 0 {
             s.push('/');
         }
