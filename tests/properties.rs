@@ -801,9 +801,11 @@ fn referee_line() -> impl Strategy<Value = (String, AgentInput)> {
 proptest! {
     #![proptest_config(config(2000))]
 
-    /// `FromAgent::parse`: anything is classified, and what it extracts is trimmed.
+    /// `FromAgent::parse`: anything is classified, and what it extracts is trimmed;
+    /// `from_line`, which keeps the text in the line's buffer, reads the same.
     #[test]
     fn agent_lines_are_classified(line in agent_line()) {
+        prop_assert_eq!(FromAgent::from_line(line.clone()), FromAgent::parse(&line));
         match FromAgent::parse(&line) {
             FromAgent::BestMove(a) => prop_assert!(!a.contains(char::is_whitespace)),
             FromAgent::IdName(s) | FromAgent::IdAuthor(s) => prop_assert_eq!(s.trim(), s.as_str()),

@@ -168,23 +168,49 @@ impl FromAgent {
     /// Classifies one line (without its newline). Tokens are separated by runs of
     /// spaces or tabs, as UCI allows.
     pub fn parse(line: &str) -> FromAgent {
-        let line = line.trim_matches([' ', '\t']);
-        let (word, rest) = match line.split_once([' ', '\t']) {
-            Some((w, r)) => (w, r.trim_matches([' ', '\t'])),
-            None => (line, ""),
+        let (make, text) = FromAgent::classify(line);
+        make(line[text].to_string())
+    }
+
+    /// [`FromAgent::parse`], keeping the text it carries in `line`'s own buffer: an
+    /// answer costs no allocation of its own.
+    pub fn from_line(mut line: String) -> FromAgent {
+        let (make, text) = FromAgent::classify(&line);
+        line.truncate(text.end);
+        line.drain(..text.start);
+        make(line)
+    }
+
+    /// What kind of line `line` is, and where in it the text that kind carries is.
+    fn classify(line: &str) -> (fn(String) -> FromAgent, std::ops::Range<usize>) {
+        // Byte range of `part`, a piece of `line`.
+        let range = |part: &str| {
+            let start = part.as_ptr() as usize - line.as_ptr() as usize;
+            start..start + part.len()
         };
+        let trimmed = line.trim_matches([' ', '\t']);
+        // Every piece is a slice of `line` (an empty one at its end, not a literal `""`),
+        // so that `range` can place it.
+        let (word, rest) = match trimmed.split_once([' ', '\t']) {
+            Some((w, r)) => (w, r.trim_matches([' ', '\t'])),
+            None => (trimmed, &trimmed[trimmed.len()..]),
+        };
+        let unknown: (fn(String) -> FromAgent, _) = (FromAgent::Unknown, range(trimmed));
         match word {
-            "bestmove" => FromAgent::BestMove(rest.split_whitespace().next().unwrap_or("").to_string()),
-            "info" => FromAgent::Info(rest.to_string()),
-            "readyok" if rest.is_empty() => FromAgent::ReadyOk,
-            "protocolok" if rest.is_empty() => FromAgent::ProtocolOk,
-            "option" => FromAgent::Option(rest.to_string()),
+            "bestmove" => (
+                FromAgent::BestMove,
+                range(rest.split_whitespace().next().unwrap_or(&rest[..0])),
+            ),
+            "info" => (FromAgent::Info, range(rest)),
+            "readyok" if rest.is_empty() => (|_| FromAgent::ReadyOk, 0..0),
+            "protocolok" if rest.is_empty() => (|_| FromAgent::ProtocolOk, 0..0),
+            "option" => (FromAgent::Option, range(rest)),
             "id" => match rest.split_once([' ', '\t']) {
-                Some(("name", v)) => FromAgent::IdName(v.trim().to_string()),
-                Some(("author", v)) => FromAgent::IdAuthor(v.trim().to_string()),
-                _ => FromAgent::Unknown(line.to_string()),
+                Some(("name", v)) => (FromAgent::IdName, range(v.trim())),
+                Some(("author", v)) => (FromAgent::IdAuthor, range(v.trim())),
+                _ => unknown,
             },
-            _ => FromAgent::Unknown(line.to_string()),
+            _ => unknown,
         }
     }
 }

@@ -467,7 +467,7 @@ impl Table<'_> {
                 let played = self.game.play(seat, action).map_err(|r| {
                     std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("opening: {r}"))
                 })?;
-                self.accept(seat, action, played, Origin::Opening, None, progress)?;
+                self.accept(seat, action.clone(), played, Origin::Opening, None, progress)?;
             }
         }
         let mut clocks: Vec<SeatClock> = (0..seat_count).map(|_| SeatClock::new(config.control)).collect();
@@ -494,7 +494,7 @@ impl Table<'_> {
         while let Turn::Act { seat, kind } = self.game.turn() {
             if let Some(action) = self.game.forced_action() {
                 let played = self.game.play(seat, &action).expect("a forced action is legal");
-                self.accept(seat, &action, played, Origin::Forced, None, progress)?;
+                self.accept(seat, action, played, Origin::Forced, None, progress)?;
                 continue;
             }
             let view = self.game.view(seat);
@@ -536,7 +536,7 @@ impl Table<'_> {
             }
             let timing = (used, clock.left().as_millis() as u64);
             match self.game.play(seat, &action) {
-                Ok(played) => self.accept(seat, &action, played, Origin::Agent, Some(timing), progress)?,
+                Ok(played) => self.accept(seat, action, played, Origin::Agent, Some(timing), progress)?,
                 Err(rejection) => {
                     let failure = Failure {
                         kind: ForfeitKind::Illegal,
@@ -597,7 +597,7 @@ impl Table<'_> {
     fn accept(
         &mut self,
         seat: Seat,
-        action: &str,
+        action: String,
         played: Played,
         origin: Origin,
         timing: Option<(Duration, u64)>,
@@ -608,7 +608,7 @@ impl Table<'_> {
         let line = Line::Action(ActionLine {
             ply,
             seat: seat.number(),
-            action: action.to_string(),
+            action,
             taken: played.taken,
             forced: origin == Origin::Forced,
             opening: origin == Origin::Opening,
@@ -625,7 +625,7 @@ impl Table<'_> {
             ply,
             seat,
             label: &self.labels[seat.index()],
-            action: line.taken.as_deref().unwrap_or(action),
+            action: line.taken.as_deref().unwrap_or(&line.action),
             forced: origin != Origin::Agent,
             think: timing.map(|t| t.0),
         });

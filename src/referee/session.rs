@@ -176,7 +176,7 @@ impl Session {
                     return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")));
                 }
             }
-            let message = FromAgent::parse(&line);
+            let message = FromAgent::from_line(line);
             match message {
                 FromAgent::Info(_) => continue,
                 FromAgent::IdName(ref n) => self.name = Some(n.clone()),
@@ -296,7 +296,7 @@ impl Session {
             match received {
                 Received::Line(line) => {
                     self.log('<', &line);
-                    if let FromAgent::BestMove(_) = FromAgent::parse(&line) {
+                    if let FromAgent::BestMove(_) = FromAgent::from_line(line) {
                         return Err(Failure::new(
                             ForfeitKind::Protocol,
                             "bestmove sent when none was asked for",
