@@ -301,11 +301,24 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Appends the lower-case hex of `bytes`.
 fn push_hex(out: &mut String, bytes: &[u8]) {
-    for &b in bytes {
-        let [hi, lo] = HEX_PAIRS[b as usize];
-        out.push(char::from(hi));
-        out.push(char::from(lo));
+    match <&[u8; 32]>::try_from(bytes) {
+        // A digest: every record line has one, so it is one copy of stack bytes.
+        Ok(digest) => out.push_str(std::str::from_utf8(&hex_digest(digest)).expect("hex digits are ASCII")),
+        Err(_) => bytes.iter().for_each(|&b| {
+            let [hi, lo] = HEX_PAIRS[b as usize];
+            out.push(char::from(hi));
+            out.push(char::from(lo));
+        }),
     }
+}
+
+/// The lower-case hex of a SHA-256 digest, as ASCII bytes on the stack.
+fn hex_digest(digest: &[u8; 32]) -> HexHash {
+    let mut out = [0; 64];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(digest) {
+        pair.copy_from_slice(&HEX_PAIRS[b as usize]);
+    }
+    out
 }
 
 const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -320,12 +333,7 @@ fn sealed_line_hash(prev: &HexHash, head: &str) -> HexHash {
     h.update(prev);
     h.update(head.as_bytes());
     h.update(b"}");
-    let digest: [u8; 32] = h.finalize().into();
-    let mut out = [0; 64];
-    for (pair, b) in out.chunks_exact_mut(2).zip(digest) {
-        pair.copy_from_slice(&HEX_PAIRS[b as usize]);
-    }
-    out
+    hex_digest(&h.finalize().into())
 }
 
 /// The two hex digits of every byte, so that a digest is written a byte at a time.

@@ -8,6 +8,7 @@
 //! a subset of what serde accepts and reads it to the same values.
 
 use super::ActionLine;
+use crate::game::push_decimal;
 
 /// An action line's members, borrowed from the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,29 +136,15 @@ pub(super) fn write(line: &ActionLine, out: &mut String) -> bool {
     if !strings_plain {
         return false;
     }
-    let number = |out: &mut String, n: u64| {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = n;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
-    };
     let string = |out: &mut String, s: &str| {
         out.push('"');
         out.push_str(s);
         out.push('"');
     };
     out.push_str("{\"type\":\"action\",\"ply\":");
-    number(out, line.ply.into());
+    push_decimal(out, line.ply);
     out.push_str(",\"seat\":");
-    number(out, line.seat as u64);
+    push_decimal(out, line.seat as u64);
     out.push_str(",\"action\":");
     string(out, &line.action);
     if let Some(taken) = &line.taken {
@@ -180,11 +167,11 @@ pub(super) fn write(line: &ActionLine, out: &mut String) -> bool {
     out.push(']');
     if let Some(ms) = line.think_ms {
         out.push_str(",\"think_ms\":");
-        number(out, ms);
+        push_decimal(out, ms);
     }
     if let Some(ms) = line.clock_ms {
         out.push_str(",\"clock_ms\":");
-        number(out, ms);
+        push_decimal(out, ms);
     }
     out.push('}');
     true
