@@ -6,8 +6,10 @@
 //! throughput; (d) legal-action generation per position; (e) memory per concurrent
 //! game; and allocations per action. Round trips are timed with the referee and its
 //! agents pinned to one CPU, then to two, because the scheduler's choice between the
-//! two changes a round trip several times over. Absolute figures vary from run to run
-//! and machine to machine; the ratios are what to compare.
+//! two changes a round trip several times over. A game's ratio to the floor pairs each
+//! replay with a batch of the floor taken just before it (see [`Cat`]). Absolute
+//! figures vary from run to run and machine to machine; the ratios are what to
+//! compare.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -206,7 +208,8 @@ fn thread_cpu_time() -> Duration {
 pub struct Timing {
     /// Where the referee and agents ran.
     pub placement: Placement,
-    /// Pipe ping-pong round trip with `cat`, µs (the floor).
+    /// Pipe ping-pong round trip with `cat`, µs (the floor): the median of
+    /// [`BATCHES`] batches.
     pub pipe_round_trip_us: f64,
     /// CPU time of the timing thread per pipe round trip, µs.
     pub pipe_cpu_us: f64,
@@ -215,9 +218,9 @@ pub struct Timing {
     pub io_path_round_trip_us: f64,
     /// CPU time of the timing thread per round trip through the I/O path, µs.
     pub io_path_cpu_us: f64,
-    /// The round trip through the referee's agent I/O alone (write, poll, read:
-    /// no stale-line check, no record append), µs: what waiting with a deadline costs
-    /// over a blocking read.
+    /// The round trip through the referee's agent I/O alone (write, poll, read: one
+    /// agent, no record append), µs: what waiting with a deadline costs over a
+    /// blocking read.
     pub agent_io_round_trip_us: f64,
     /// Per game configuration.
     pub games: Vec<GameTiming>,
@@ -756,7 +759,7 @@ impl Figures {
         t.push_str(&row("through the referee's agent I/O (poll, read)", &|p| {
             p.agent_io_round_trip_us
         }));
-        t.push_str(&row("  + stale-line check + record: the I/O path", &|p| {
+        t.push_str(&row("  + record, 2 agents in turn: the I/O path", &|p| {
             p.io_path_round_trip_us
         }));
         t.push_str(&row("  its CPU µs on the referee's side, pipe", &|p| {
@@ -791,7 +794,9 @@ impl Figures {
             }
             t.push('\n');
         }
-        t.push('\n');
+        t.push_str(
+            "×pipe: the median over replays of µs per action over the floor batch just before each\n\n",
+        );
         t.push_str(&format!(
             "{:<22} {:>13} {:>16} {:>18}\n",
             "game", "allocs/action", "legal µs/position", "verify actions/s"

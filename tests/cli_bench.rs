@@ -70,9 +70,28 @@ fn bench_measures_every_game_under_every_placement() {
             );
             let us = positive(&g["us_per_action"], name);
             positive(&g["referee_cpu_us_per_action"], name);
-            // The ratios are what the table prints: the same division.
+            positive(&g["floor_us"], name);
+            // Each replay is paired with the floor batch taken just before it; the
+            // figures are the medians the documentation says, from those pairs.
+            let pairs: Vec<[f64; 2]> = g["pairs"]
+                .as_array()
+                .expect("pairs")
+                .iter()
+                .map(|p| [positive(&p[0], name), positive(&p[1], name)])
+                .collect();
+            assert!(!pairs.is_empty(), "{placement} {name}: no pairs");
+            let median = |f: &dyn Fn(&[f64; 2]) -> f64| {
+                let mut v: Vec<f64> = pairs.iter().map(f).collect();
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            // (JSON numbers read back may differ in the last bit.)
+            let same = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs());
+            assert!(same(us, median(&|p| p[0])), "{name}");
+            assert!(same(g["floor_us"].as_f64().unwrap(), median(&|p| p[1])), "{name}");
             let ratio = positive(&g["ratio_to_pipe"], name);
-            assert!((ratio - us / pipe).abs() < 1e-9 * ratio.max(1.0));
+            assert!(same(ratio, median(&|p| p[0] / p[1])), "{name}: {ratio}");
+            assert!(pipe > 0.0);
             let ratio = positive(&g["ratio_to_io_path"], name);
             assert!((ratio - us / io).abs() < 1e-9 * ratio.max(1.0));
         }
