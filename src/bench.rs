@@ -218,7 +218,7 @@ pub struct Timing {
     pub io_path_round_trip_us: f64,
     /// CPU time of the timing thread per round trip through the I/O path, µs.
     pub io_path_cpu_us: f64,
-    /// The round trip through the referee's agent I/O alone (write, poll, read: one
+    /// The round trip through the referee's agent I/O alone (write, wait, read: one
     /// agent, no record append), µs: what waiting with a deadline costs over a
     /// blocking read.
     pub agent_io_round_trip_us: f64,
@@ -756,9 +756,10 @@ impl Figures {
         t.push_str(&row("pipe ping-pong with cat (the floor)", &|p| {
             p.pipe_round_trip_us
         }));
-        t.push_str(&row("through the referee's agent I/O (poll, read)", &|p| {
-            p.agent_io_round_trip_us
-        }));
+        t.push_str(&row(
+            "through the referee's agent I/O (write, wait, read)",
+            &|p| p.agent_io_round_trip_us,
+        ));
         t.push_str(&row("  + record, 2 agents in turn: the I/O path", &|p| {
             p.io_path_round_trip_us
         }));

@@ -57,9 +57,25 @@ pub struct AgentProcess {
     output: Output,
     /// The last message composed for the agent; kept to reuse its allocation.
     message: String,
+    /// When the last message was written.
+    sent: Option<Instant>,
+    /// The agent's last line came within [`SPIN`] of the message before it: the next
+    /// wait checks for its answer before sleeping.
+    quick: bool,
     stderr_thread: Option<JoinHandle<()>>,
     shut_down: bool,
 }
+
+/// How long a wait keeps checking for the line of an agent that answered that fast
+/// last time, before it sleeps in `poll`.
+///
+/// A thread asleep on one CPU takes several microseconds to wake when a line arrives
+/// from another, about as long as an instant agent takes to answer; checking instead
+/// (a read, then yielding the CPU to whatever else may run on it) catches the line
+/// as it comes. Only an agent whose last answer came this fast is waited for this
+/// way, so a bot that thinks never costs the referee a spinning CPU, and an instant
+/// one costs it at most this much per decision.
+pub const SPIN: Duration = Duration::from_micros(50);
 
 /// An agent that is asked nothing now, lent to the wait for another agent's answer
 /// so that what it prints meanwhile is read ([`AgentProcess::recv_watching`]). It
@@ -151,6 +167,8 @@ impl AgentProcess {
             input: stdin.map_or(Input::Closed, Input::Open),
             output: Output::closed(),
             message: String::new(),
+            sent: None,
+            quick: false,
             stderr_thread: None,
             shut_down: false,
         };
@@ -225,6 +243,7 @@ impl AgentProcess {
             self.message.push('\n');
         }
         let result = write_all_until(stdin, self.message.as_bytes(), deadline);
+        self.sent = Some(Instant::now());
         match result {
             Ok(()) => {}
             Err(AgentError::Stalled) => self.input = Input::Stalled,
@@ -251,7 +270,32 @@ impl AgentProcess {
     /// [`AgentProcess::recv`], reading meanwhile whatever the `idle` agents print
     /// (their lines wait in their queues; see [`AgentProcess::unasked`]).
     pub fn recv_watching(&mut self, deadline: Instant, idle: &mut [Option<Idle<'_>>]) -> Received {
+        let received = self.await_line(deadline, idle);
+        self.quick = matches!(received, Received::Line(_)) && self.sent.is_some_and(|t| t.elapsed() <= SPIN);
+        received
+    }
+
+    /// [`AgentProcess::recv_watching`] without the bookkeeping of how fast it was.
+    fn await_line(&mut self, deadline: Instant, idle: &mut [Option<Idle<'_>>]) -> Received {
         self.output.unwatch();
+        if self.quick {
+            let until = deadline.min(Instant::now() + SPIN);
+            loop {
+                if let Some(received) = self.output.take() {
+                    // The other agents were not watched meanwhile: they are read in
+                    // full before their next `go`.
+                    idle.iter_mut().flatten().for_each(|a| a.0.output.unwatch());
+                    return received;
+                }
+                if Instant::now() >= until {
+                    break;
+                }
+                self.output.fill();
+                if self.output.is_empty() {
+                    thread::yield_now();
+                }
+            }
+        }
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -597,6 +641,61 @@ mod tests {
         };
         assert_eq!(late, Received::Line("bestmove again".into()));
         agent.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn an_agent_that_answers_at_once_is_checked_before_the_wait_sleeps() {
+        // Every answer goes through the check before `poll` (the agent is marked quick
+        // each time, whatever the timing) and comes back whole and in order.
+        let mut agent = spawn("exec cat");
+        for k in 0..200 {
+            let line = format!("bestmove {k}");
+            agent.quick = true;
+            agent.send(&line).expect("cat reads");
+            assert_eq!(agent.recv(Instant::now() + LONG), Received::Line(line));
+        }
+        agent.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn a_quick_agent_that_then_thinks_is_still_awaited_in_full() {
+        // Quick at first; then an answer 0.3 s late: the check gives up after SPIN and
+        // the wait sleeps until the line comes; the agent no longer counts as quick.
+        let mut agent = spawn("read a; echo \"$a\"; read b; sleep 0.3; echo \"$b\"; exec sleep 30");
+        agent.quick = true;
+        agent.send("first").expect("sh reads");
+        assert_eq!(agent.recv(Instant::now() + LONG), Received::Line("first".into()));
+        agent.quick = true;
+        agent.send("second").expect("sh reads");
+        assert_eq!(agent.recv(Instant::now() + LONG), Received::Line("second".into()));
+        assert!(!agent.quick, "0.3 s is not quick");
+        agent.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn when_the_check_catches_the_answer_the_idle_agents_are_read_before_their_go() {
+        let mut idle = spawn("exec sleep 30");
+        let mut asked = spawn("exec cat");
+        let answer_waiting = |asked: &mut AgentProcess, line: &str| {
+            asked.send(line).expect("cat reads");
+            // Long enough for `cat` to have answered: the line waits in the pipe.
+            thread::sleep(Duration::from_millis(200));
+        };
+        // Not quick: the wait polls, watching the idle agent.
+        asked.quick = false;
+        answer_waiting(&mut asked, "bestmove a1-c3");
+        let got = asked.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
+        assert_eq!(got, Received::Line("bestmove a1-c3".into()));
+        assert!(idle.output.read_up(), "a poll watched the idle agent");
+        // Quick: the check before any poll finds the answer, so no poll watched the
+        // idle agent, and it must be read in full before its next go.
+        asked.quick = true;
+        answer_waiting(&mut asked, "bestmove c3-e5");
+        let got = asked.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
+        assert_eq!(got, Received::Line("bestmove c3-e5".into()));
+        assert!(!idle.output.read_up(), "no poll watched the idle agent");
+        idle.shutdown(Duration::ZERO);
+        asked.shutdown(Duration::ZERO);
     }
 
     #[test]
