@@ -190,11 +190,6 @@ impl Output {
         }
     }
 
-    /// Whether no line is queued.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-    }
-
     /// The next line already split off, without reading the pipe; `None` when none
     /// is queued (whether or not the pipe has ended).
     pub(crate) fn queued(&mut self) -> Option<Received> {

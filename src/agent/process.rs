@@ -290,10 +290,10 @@ impl AgentProcess {
                 if Instant::now() >= until {
                     break;
                 }
+                // Yield first: an agent on this CPU answers before the read, which
+                // then finds the line at once; on another CPU the yield is a no-op.
+                thread::yield_now();
                 self.output.fill();
-                if self.output.is_empty() {
-                    thread::yield_now();
-                }
             }
         }
         loop {
