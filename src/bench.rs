@@ -84,7 +84,8 @@ pub enum Placement {
     /// The referee on one CPU, the agents on another: a round trip is two cross-CPU
     /// wake-ups.
     TwoCpus,
-    /// Wherever the scheduler puts them (where CPU pinning is not available).
+    /// Wherever the scheduler puts them, as in a `referee match` (also where CPU
+    /// pinning is not available).
     Unpinned,
 }
 
@@ -131,7 +132,7 @@ impl Cpus {
         match cpus.map(|c| c.ids.len()) {
             None => vec![Placement::Unpinned],
             Some(1) => vec![Placement::OneCpu],
-            Some(_) => vec![Placement::OneCpu, Placement::TwoCpus],
+            Some(_) => vec![Placement::OneCpu, Placement::TwoCpus, Placement::Unpinned],
         }
     }
 
@@ -162,6 +163,8 @@ struct Pin<'c> {
     cpus: Option<&'c Cpus>,
     referee: usize,
     agents: usize,
+    /// Every allowed CPU for both (the unpinned placement).
+    free: bool,
 }
 
 impl<'c> Pin<'c> {
@@ -176,17 +179,26 @@ impl<'c> Pin<'c> {
             cpus,
             referee: id(0),
             agents,
+            free: placement == Placement::Unpinned,
         }
     }
 
     /// Before starting agents: they will run where this thread runs now.
     fn for_agents(self) -> std::io::Result<()> {
-        self.cpus.map_or(Ok(()), |c| c.pin(self.agents))
+        match self.cpus {
+            Some(c) if self.free => Ok(c.restore()),
+            Some(c) => c.pin(self.agents),
+            None => Ok(()),
+        }
     }
 
     /// Once the agents are started: the referee's own CPU.
     fn for_referee(self) -> std::io::Result<()> {
-        self.cpus.map_or(Ok(()), |c| c.pin(self.referee))
+        match self.cpus {
+            Some(c) if self.free => Ok(c.restore()),
+            Some(c) => c.pin(self.referee),
+            None => Ok(()),
+        }
     }
 }
 
