@@ -186,7 +186,10 @@ impl<'c> Pin<'c> {
     /// Before starting agents: they will run where this thread runs now.
     fn for_agents(self) -> std::io::Result<()> {
         match self.cpus {
-            Some(c) if self.free => Ok(c.restore()),
+            Some(c) if self.free => {
+                c.restore();
+                Ok(())
+            }
             Some(c) => c.pin(self.agents),
             None => Ok(()),
         }
@@ -195,7 +198,10 @@ impl<'c> Pin<'c> {
     /// Once the agents are started: the referee's own CPU.
     fn for_referee(self) -> std::io::Result<()> {
         match self.cpus {
-            Some(c) if self.free => Ok(c.restore()),
+            Some(c) if self.free => {
+                c.restore();
+                Ok(())
+            }
             Some(c) => c.pin(self.referee),
             None => Ok(()),
         }
