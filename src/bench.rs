@@ -774,10 +774,9 @@ impl Figures {
         t.push_str(&row("pipe ping-pong with cat (the floor)", &|p| {
             p.pipe_round_trip_us
         }));
-        t.push_str(&row(
-            "through the referee's agent I/O (write, wait, read)",
-            &|p| p.agent_io_round_trip_us,
-        ));
+        t.push_str(&row("the referee's agent I/O (write, wait, read)", &|p| {
+            p.agent_io_round_trip_us
+        }));
         t.push_str(&row("  + record, 2 agents in turn: the I/O path", &|p| {
             p.io_path_round_trip_us
         }));

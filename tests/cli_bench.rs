@@ -115,7 +115,7 @@ fn bench_table_names_the_machine_and_the_floors() {
         "CPU",
         "compare the ratios",
         "pipe ping-pong with cat (the floor)",
-        "through the referee's agent I/O",
+        "the referee's agent I/O (write, wait, read)",
         "the I/O path",
         "telka players=2",
         "idoubtit variant=9",
