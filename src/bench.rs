@@ -5,8 +5,8 @@
 //! with instant agents, per game and seat count, and its ratio to both; (c) `verify`
 //! throughput; (d) legal-action generation per position; (e) memory per concurrent
 //! game; and allocations per action. Round trips are timed with the referee and its
-//! agents pinned to one CPU, then to two, because the scheduler's choice between the
-//! two changes a round trip several times over. A game's ratio to the floor pairs each
+//! agents pinned to one CPU, then to two, then unpinned, because the scheduler's
+//! choice changes a round trip several times over. A game's ratio to the floor pairs each
 //! replay with a batch of the floor taken just before it (see [`Cat`]). Absolute
 //! figures vary from run to run and machine to machine; the ratios are what to
 //! compare.
