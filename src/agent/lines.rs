@@ -217,7 +217,7 @@ impl Output {
     }
 }
 
-/// Most pipes one wait watches besides the awaited one: the largest game's seats.
+/// Most pipes one wait watches besides the awaited one (the largest game has 8 seats).
 pub const WATCH_MAX: usize = 15;
 
 /// What ended a [`wait_any`].
