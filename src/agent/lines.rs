@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, ErrorKind, Read};
 use std::ops::ControlFlow;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
@@ -104,9 +104,17 @@ pub(crate) struct Output {
     /// Read buffer, kept: zeroing a fresh one per read cost more than the read.
     chunk: Box<[u8]>,
     /// Whether the pipe was among those watched in the last wait for another agent
-    /// (see [`wait_any`]): then everything written before that wait ended was read.
+    /// (see [`wait_any`]) and read to empty: then everything written before that wait
+    /// ended was read.
     watched: bool,
+    /// When that wait's last look ended.
+    watched_at: Option<Instant>,
 }
+
+/// How long a watch counts: past it, an agent is read before its `go` whatever the
+/// last wait saw. This bounds the window of protocol.md §1.5 even when the referee
+/// spends a while between that wait and the `go` (a forfeit, a disk sync).
+const WATCH_FRESH: Duration = Duration::from_millis(1);
 
 /// Lines held before reading stops until the caller takes some.
 ///
@@ -132,6 +140,7 @@ impl Output {
             queue: VecDeque::new(),
             chunk: vec![0; CHUNK].into_boxed_slice(),
             watched: false,
+            watched_at: None,
         })
     }
 
@@ -143,6 +152,7 @@ impl Output {
             queue: VecDeque::new(),
             chunk: Box::default(),
             watched: false,
+            watched_at: None,
         }
     }
 
@@ -158,16 +168,20 @@ impl Output {
 
     /// Reads what the pipe holds now, without waiting: until a read comes back short,
     /// at most [`READS_PER_FILL`] reads, and not while [`QUEUE`] lines are held.
-    pub(crate) fn fill(&mut self) {
+    /// Returns whether the pipe was read to empty (or to its end); false when one of
+    /// those limits stopped the reading first.
+    pub(crate) fn fill(&mut self) -> bool {
         for _ in 0..READS_PER_FILL {
             if self.queue.len() >= QUEUE {
-                return;
+                return false;
             }
-            let Some(pipe) = self.pipe.as_mut() else { return };
+            let Some(pipe) = self.pipe.as_mut() else {
+                return true;
+            };
             let n = match pipe.read(&mut self.chunk) {
                 Ok(n) => n,
                 Err(err) if err.kind() == ErrorKind::Interrupted => continue,
-                Err(err) if err.kind() == ErrorKind::WouldBlock => return,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => return true,
                 // A read error on a pipe means the agent side is gone: same as its end.
                 Err(_) => 0,
             };
@@ -179,15 +193,16 @@ impl Output {
             if n == 0 {
                 self.splitter.finish(&mut emit);
                 self.pipe = None;
-                return;
+                return true;
             }
             let _ = self.splitter.feed(&self.chunk[..n], &mut emit);
             // A short read emptied the pipe: another would only say "nothing more"
             // at the price of a system call per line.
             if n < self.chunk.len() {
-                return;
+                return true;
             }
         }
+        false
     }
 
     /// The next line already split off, without reading the pipe; `None` when none
@@ -197,9 +212,18 @@ impl Output {
     }
 
     /// Whether every line written before the end of the last wait for another agent
-    /// has been read: the pipe was watched then, or has ended.
+    /// has been read: the pipe was watched and read to empty then, less than
+    /// [`WATCH_FRESH`] ago, or it has ended.
     pub(crate) fn read_up(&self) -> bool {
-        self.watched || self.pipe.is_none()
+        let fresh = || self.watched_at.is_some_and(|t| t.elapsed() < WATCH_FRESH);
+        self.pipe.is_none() || (self.watched && fresh())
+    }
+
+    /// Whether the last wait counted the pipe as watched and read to empty (whenever
+    /// that was).
+    #[cfg(test)]
+    pub(crate) fn was_watched(&self) -> bool {
+        self.watched
     }
 
     /// Marks the pipe as not watched: its agent is the one awaited now, or a line
@@ -280,6 +304,9 @@ pub(crate) fn wait_any<'o>(
     for (r, fd) in ready.iter_mut().zip(&fds[..n]) {
         *r = fd.revents().is_none_or(|r| !r.is_empty());
     }
+    // A polled pipe that had nothing is read up; one that had something is once a
+    // fill empties it (a full queue or the read limit can stop it first). A failed
+    // poll counts every pipe as readable, so each is read now.
     let mut watched = [false; WATCH_MAX];
     let mut others_ready = false;
     for (i, &k) in polled[1..n].iter().enumerate() {
@@ -287,13 +314,15 @@ pub(crate) fn wait_any<'o>(
         if ready[i + 1] {
             others_ready = true;
             if let Some(output) = outputs[k].as_deref_mut() {
-                output.fill();
+                watched[k] = output.fill();
             }
         }
     }
+    let now = Instant::now();
     for (k, output) in outputs[..count].iter_mut().enumerate() {
         if let Some(output) = output.as_deref_mut() {
             output.watched = watched[k];
+            output.watched_at = Some(now);
         }
     }
     match result {

@@ -277,14 +277,15 @@ impl AgentProcess {
 
     /// [`AgentProcess::recv_watching`] without the bookkeeping of how fast it was.
     fn await_line(&mut self, deadline: Instant, idle: &mut [Option<Idle<'_>>]) -> Received {
+        // Only a look in this wait may count the others as read: whatever way the wait
+        // ends (a line already queued, the check below, an ended pipe, the deadline),
+        // an agent no look read is read in full before its next `go`.
         self.output.unwatch();
+        idle.iter_mut().flatten().for_each(|a| a.0.output.unwatch());
         if self.quick {
             let until = deadline.min(Instant::now() + SPIN);
             loop {
                 if let Some(received) = self.output.take() {
-                    // The other agents were not watched meanwhile: they are read in
-                    // full before their next `go`.
-                    idle.iter_mut().flatten().for_each(|a| a.0.output.unwatch());
                     return received;
                 }
                 if Instant::now() >= until {
@@ -296,6 +297,8 @@ impl AgentProcess {
                 self.output.fill();
             }
         }
+        // When the awaited pipe last had something (or the wait began).
+        let mut heard = Instant::now();
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -315,6 +318,12 @@ impl AgentProcess {
             }
             let others = idle.iter_mut().flatten().map(|a| &mut a.0.output);
             match lines::wait_any(&self.output, others, (deadline - now).min(EXIT_POLL)) {
+                // Another agent printing must not keep this one's exit unnoticed: once
+                // its pipe has been quiet for a while, ask whether it still lives.
+                Woken::Others if heard.elapsed() >= EXIT_POLL && self.exit_status().is_some() => {
+                    self.output.fill();
+                    return self.output.take().unwrap_or(Received::Closed);
+                }
                 Woken::Others => continue,
                 // Only a quiet agent is asked whether it still lives: no system call
                 // per line on the hot path.
@@ -322,7 +331,13 @@ impl AgentProcess {
                     self.output.fill();
                     return self.output.take().unwrap_or(Received::Closed);
                 }
-                Woken::TimedOut | Woken::Awaited => self.output.fill(),
+                Woken::TimedOut => {
+                    self.output.fill();
+                }
+                Woken::Awaited => {
+                    heard = Instant::now();
+                    self.output.fill();
+                }
             }
         }
     }
@@ -611,7 +626,7 @@ mod tests {
         let got = awaited.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
         assert_eq!(got, Received::Line("bestmove a1-c3".into()));
         // Read during the wait: queued, and known to be complete without a read.
-        assert!(idle.output.read_up(), "the idle pipe was watched");
+        assert!(idle.output.was_watched(), "the idle pipe was watched");
         assert_eq!(
             idle.output.queued(),
             Some(Received::Line("bestmove early".into()))
@@ -686,7 +701,7 @@ mod tests {
         answer_waiting(&mut asked, "bestmove a1-c3");
         let got = asked.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
         assert_eq!(got, Received::Line("bestmove a1-c3".into()));
-        assert!(idle.output.read_up(), "a poll watched the idle agent");
+        assert!(idle.output.was_watched(), "a poll watched the idle agent");
         // Quick: the check before any poll finds the answer, so no poll watched the
         // idle agent, and it must be read in full before its next go.
         asked.quick = true;
@@ -696,6 +711,84 @@ mod tests {
         assert!(!idle.output.read_up(), "no poll watched the idle agent");
         idle.shutdown(Duration::ZERO);
         asked.shutdown(Duration::ZERO);
+    }
+
+    /// Everything `unasked` gives, as text.
+    fn drain_unasked(agent: &mut AgentProcess) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Some(Received::Line(line)) = agent.unasked() {
+            lines.push(line);
+        }
+        lines
+    }
+
+    #[test]
+    fn an_idle_agent_whose_burst_fills_the_queue_is_read_to_the_end_before_its_go() {
+        // 260 lines, then a stray answer: the look during the wait stops at the
+        // queue's 256 lines, so the pipe does not count as read up.
+        let mut idle = spawn(
+            "i=0; while [ $i -lt 260 ]; do printf 'info %026d\\n' $i; i=$((i+1)); done; \
+             echo 'bestmove stray'; exec sleep 30",
+        );
+        let mut awaited = spawn("echo 'bestmove a1-c3'; exec sleep 30");
+        thread::sleep(Duration::from_millis(300));
+        let got = awaited.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
+        assert_eq!(got, Received::Line("bestmove a1-c3".into()));
+        assert!(!idle.output.was_watched(), "a queue full of lines is not read up");
+        let seen = drain_unasked(&mut idle);
+        assert!(seen.iter().any(|l| l == "bestmove stray"), "{} lines", seen.len());
+        idle.shutdown(Duration::ZERO);
+        awaited.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn a_wait_that_ends_without_a_look_leaves_no_agent_counted_as_read() {
+        // A is watched in the wait for B; C's wait then ends at once (its output has
+        // ended). A's stray answer, printed meanwhile, is still found before its go.
+        let mut a = spawn("sleep 0.3; echo 'bestmove stray'; exec sleep 30");
+        let mut b = spawn("sleep 0.1; echo 'bestmove b'; exec sleep 30");
+        let mut c = spawn("exec sleep 0.2 >&-");
+        let got = b.recv_watching(Instant::now() + LONG, &mut [Some(a.idle()), Some(c.idle())]);
+        assert_eq!(got, Received::Line("bestmove b".into()));
+        thread::sleep(Duration::from_millis(400));
+        let _ = c.unasked();
+        let got = c.recv_watching(Instant::now() + LONG, &mut [Some(a.idle()), Some(b.idle())]);
+        assert_eq!(got, Received::Closed);
+        assert!(!a.output.was_watched(), "no look in C's wait");
+        assert!(drain_unasked(&mut a).iter().any(|l| l == "bestmove stray"));
+        for agent in [&mut a, &mut b, &mut c] {
+            agent.shutdown(Duration::ZERO);
+        }
+    }
+
+    #[test]
+    fn a_watch_counts_only_briefly() {
+        // Watched at the end of a wait, then the referee is busy elsewhere for a
+        // while: what the agent printed meanwhile is read before its go.
+        let mut idle = spawn("sleep 0.3; echo 'bestmove stray'; exec sleep 30");
+        let mut awaited = spawn("sleep 0.1; echo 'bestmove a1-c3'; exec sleep 30");
+        let got = awaited.recv_watching(Instant::now() + LONG, &mut [Some(idle.idle())]);
+        assert_eq!(got, Received::Line("bestmove a1-c3".into()));
+        assert!(idle.output.was_watched());
+        thread::sleep(Duration::from_millis(600));
+        assert!(drain_unasked(&mut idle).iter().any(|l| l == "bestmove stray"));
+        idle.shutdown(Duration::ZERO);
+        awaited.shutdown(Duration::ZERO);
+    }
+
+    #[test]
+    fn a_chatty_idle_agent_does_not_hide_that_the_awaited_one_exited() {
+        // The awaited agent exits, but a child keeps its stdout open; the idle agent
+        // prints every 20 ms. The exit is noticed long before the deadline.
+        let mut idle = spawn("while :; do echo 'info tick'; sleep 0.02; done");
+        let mut awaited = spawn("sleep 30 & exit 0");
+        thread::sleep(Duration::from_millis(100));
+        let start = Instant::now();
+        let got = awaited.recv_watching(start + LONG, &mut [Some(idle.idle())]);
+        assert_eq!(got, Received::Closed);
+        assert!(start.elapsed() < LONG / 2, "took {:?}", start.elapsed());
+        idle.shutdown(Duration::ZERO);
+        awaited.shutdown(Duration::ZERO);
     }
 
     #[test]
