@@ -185,24 +185,22 @@ impl<'c> Pin<'c> {
 
     /// Before starting agents: they will run where this thread runs now.
     fn for_agents(self) -> std::io::Result<()> {
-        match self.cpus {
-            Some(c) if self.free => {
-                c.restore();
-                Ok(())
-            }
-            Some(c) => c.pin(self.agents),
-            None => Ok(()),
-        }
+        self.go_to(self.agents)
     }
 
     /// Once the agents are started: the referee's own CPU.
     fn for_referee(self) -> std::io::Result<()> {
+        self.go_to(self.referee)
+    }
+
+    /// Moves this thread to `cpu`, or back to every allowed CPU when unpinned.
+    fn go_to(self, cpu: usize) -> std::io::Result<()> {
         match self.cpus {
             Some(c) if self.free => {
                 c.restore();
                 Ok(())
             }
-            Some(c) => c.pin(self.referee),
+            Some(c) => c.pin(cpu),
             None => Ok(()),
         }
     }

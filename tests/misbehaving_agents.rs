@@ -279,9 +279,9 @@ fn a_second_answer_sent_while_the_other_seat_decides_forfeits_for_protocol() {
         .args(["--startup-timeout", "5", "--quit-grace", "0.5"])
         .args([
             "--agent",
-            &bot_command("late_answer.sh", &[exe, "0.1", "7700002", tag]),
+            &bot_command("late_answer.sh", &[exe, "0.1", "7700011", tag]),
         ])
-        .args(["--agent", &bot_command("slow.sh", &[exe, "1.5", "7700003", tag])])
+        .args(["--agent", &bot_command("slow.sh", &[exe, "1.5", "7700012", tag])])
         .arg("--record")
         .arg(&record)
         .output()
