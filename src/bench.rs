@@ -601,14 +601,14 @@ fn replay_paired(
 }
 
 /// (c) `verify` throughput over `records`, actions per second, on the CPU this
-/// thread is pinned to: the best of [`BATCHES`] passes.
-fn verify_throughput(records: &[PathBuf]) -> std::io::Result<f64> {
+/// thread is pinned to: the best of [`BATCHES`] passes of at least `pass` each.
+fn verify_throughput(records: &[PathBuf], pass: Duration) -> std::io::Result<f64> {
     let mut best = 0.0f64;
     for _ in 0..BATCHES {
         let mut actions = 0u64;
         let start = Instant::now();
         // Each pass long enough that timer and scheduler noise do not matter.
-        while start.elapsed() < Duration::from_millis(100) {
+        while start.elapsed() < pass {
             for r in records {
                 // As `referee verify` does it.
                 let replay = record::check_file(r).map_err(std::io::Error::other)?;
@@ -632,47 +632,99 @@ fn cpu_model() -> String {
     proc_field("/proc/cpuinfo", "model name").unwrap_or_default()
 }
 
+/// How much a bench run measures: the full run, or `--quick`, a smoke run that takes
+/// every measurement once on a tiny workload (its figures are not worth quoting).
+#[derive(Debug, Clone, Copy)]
+struct Workload {
+    /// Round trips of each floor.
+    trips: usize,
+    /// Recorded games per configuration: until this many actions, at most `max_games`.
+    min_actions: u32,
+    max_games: u64,
+    /// The ply limit of the recorded games, when shorter than the game's own.
+    max_plies: Option<u32>,
+    /// Replays paired with a floor batch, per game and placement.
+    min_pairs: usize,
+    /// Positions, and passes over them, of the legal-action figure.
+    legal_positions: usize,
+    legal_passes: usize,
+    /// The shortest pass of the verify figure.
+    verify_pass: Duration,
+    /// Concurrent matches of the memory figure.
+    memory_games: usize,
+}
+
+impl Workload {
+    fn new(quick: bool) -> Workload {
+        if quick {
+            Workload {
+                trips: 500,
+                min_actions: 1,
+                max_games: 1,
+                max_plies: Some(40),
+                min_pairs: 1,
+                legal_positions: 100,
+                legal_passes: 1,
+                verify_pass: Duration::from_millis(5),
+                memory_games: 2,
+            }
+        } else {
+            Workload {
+                trips: 20_000,
+                min_actions: 2_000,
+                max_games: 32,
+                max_plies: None,
+                min_pairs: 9,
+                legal_positions: 2000,
+                legal_passes: 3,
+                verify_pass: Duration::from_millis(100),
+                memory_games: 16,
+            }
+        }
+    }
+}
+
 /// Runs every measurement, for the games in `only` (every game when it is empty);
-/// `quick` plays fewer games and round trips.
+/// `quick` takes each once on a tiny workload.
 pub fn run(exe: &str, quick: bool, only: &[GameId]) -> std::io::Result<Figures> {
-    let trips = if quick { 2_000 } else { 20_000 };
     let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let figures = measure(exe, &dir, quick, trips, only);
+    let figures = measure(exe, &dir, Workload::new(quick), only);
     let _ = std::fs::remove_dir_all(&dir);
     figures
 }
 
 /// [`run`] in `dir`.
-fn measure(exe: &str, dir: &Path, quick: bool, trips: usize, only: &[GameId]) -> std::io::Result<Figures> {
+fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::Result<Figures> {
+    let trips = work.trips;
     // The games first, by random agents; the timed runs replay them.
     let mut recorded = Vec::new();
     let chosen = configurations()
         .into_iter()
         .filter(|(game, _)| only.is_empty() || only.contains(game));
     for (game, opts) in chosen {
-        let options = Options::parse(opts).expect("valid options");
+        let label = opts.join(" ");
+        let limit = work.max_plies.map(|n| format!("max-plies={n}"));
+        let options = Options::parse(opts.into_iter().chain(limit.as_deref())).expect("valid options");
         let seats = game.create(&options, None).map(|g| g.seat_count()).unwrap_or(2);
         // Games until enough actions are recorded for a steady average; short games
         // (I-Doubt-It, two-seat multichess) take more of them.
-        let (min_actions, max_games) = if quick { (1, 1) } else { (2_000, 32) };
         let mut records = Vec::new();
         let mut actions = 0;
-        for k in 0..max_games {
+        for k in 0..work.max_games {
             let config = bench_config(exe, dir, game, &options, k, seats, None);
             actions += play_match(&config, &mut |_| {})
                 .map_err(std::io::Error::other)?
                 .plies;
             records.push(config.record);
-            if actions >= min_actions {
+            if actions >= work.min_actions {
                 break;
             }
         }
-        recorded.push((game, options, records));
+        recorded.push((game, label, options, records));
     }
     // Pairs of a floor batch and a replay per game and placement: enough for a
     // median that one slow moment of the machine does not move.
-    let min_pairs = if quick { 1 } else { 9 };
     let cpus = Cpus::detect();
     let mut timings = Vec::new();
     let mut allocations = vec![None; recorded.len()];
@@ -687,14 +739,14 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize, only: &[GameId]) ->
             let io_path = io_path_round_trip(trips, dir, pin, true)?;
             let agent_io = io_path_round_trip(trips, dir, pin, false)?;
             let mut games = Vec::new();
-            for (k, (game, options, records)) in recorded.iter().enumerate() {
-                let p = replay_paired(exe, dir, records, *game, options, pin, &mut cat, min_pairs)?;
+            for (k, (game, label, options, records)) in recorded.iter().enumerate() {
+                let p = replay_paired(exe, dir, records, *game, options, pin, &mut cat, work.min_pairs)?;
                 let r = &p.sum;
                 let per = |d: Duration| d.as_secs_f64() * 1e6 / r.actions.max(1) as f64;
                 allocations[k] = allocations[k].or(r.allocations.map(|n| n as f64 / r.actions.max(1) as f64));
                 let us = median_by(&p.pairs, |p| p[0]).map_or(0.0, |p| p[0]);
                 games.push(GameTiming {
-                    game: format!("{game} {options}"),
+                    game: format!("{game} {label}"),
                     actions: r.actions,
                     us_per_action: us,
                     referee_cpu_us_per_action: per(r.cpu),
@@ -720,15 +772,15 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize, only: &[GameId]) ->
     let verified = measured.and_then(|()| {
         // "On one core": verify runs pinned where it can be.
         Pin::new(cpus.as_ref(), Placement::OneCpu).for_referee()?;
-        for ((game, options, records), allocations) in recorded.iter().zip(&allocations) {
+        for ((game, label, options, records), allocations) in recorded.iter().zip(&allocations) {
             games.push(GameFigures {
-                game: format!("{game} {options}"),
+                game: format!("{game} {label}"),
                 allocations_per_action: *allocations,
                 // The same positions each time (a fixed seed): the best pass.
-                legal_us_per_position: (0..3)
-                    .map(|_| legal_generation(*game, options, 2000))
+                legal_us_per_position: (0..work.legal_passes)
+                    .map(|_| legal_generation(*game, options, work.legal_positions))
                     .fold(f64::INFINITY, f64::min),
-                verify_actions_per_s: verify_throughput(records)?,
+                verify_actions_per_s: verify_throughput(records, work.verify_pass)?,
             });
         }
         Ok(())
@@ -742,7 +794,7 @@ fn measure(exe: &str, dir: &Path, quick: bool, trips: usize, only: &[GameId]) ->
         cpu_model: cpu_model(),
         timings,
         games,
-        kib_per_concurrent_game: memory_per_game(exe, dir, if quick { 4 } else { 16 })?,
+        kib_per_concurrent_game: memory_per_game(exe, dir, work)?,
     })
 }
 
@@ -846,7 +898,10 @@ fn rss_kib() -> f64 {
 /// built-in agents run at once in threads, the peak resident size is sampled, and
 /// the growth over the idle size is divided by `n` (the agents' own processes are
 /// not the referee's memory).
-fn memory_per_game(exe: &str, dir: &Path, n: usize) -> std::io::Result<f64> {
+fn memory_per_game(exe: &str, dir: &Path, work: Workload) -> std::io::Result<f64> {
+    let n = work.memory_games;
+    let limit = work.max_plies.map(|n| format!("max-plies={n}"));
+    let options = Options::parse(limit.as_deref()).expect("valid options");
     let before = rss_kib();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut peak = before;
@@ -854,8 +909,9 @@ fn memory_per_game(exe: &str, dir: &Path, n: usize) -> std::io::Result<f64> {
         let mut handles = Vec::new();
         for k in 0..n {
             let done = &done;
+            let options = &options;
             handles.push(scope.spawn(move || {
-                let config = bench_config(exe, dir, GameId::Telka, &Options::new(), 1000 + k as u64, 2, None);
+                let config = bench_config(exe, dir, GameId::Telka, options, 1000 + k as u64, 2, None);
                 let result = play_match(&config, &mut |_| {});
                 done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 result.map(|_| ()).map_err(std::io::Error::other)

@@ -26,7 +26,7 @@ fn exclusive() -> RwLockWriteGuard<'static, ()> {
 }
 
 /// Far above any honest duration here; only a hang gets near it.
-const HANG_BOUND: Duration = Duration::from_secs(20);
+const HANG_BOUND: Duration = Duration::from_secs(120);
 
 /// The short deadline used where an agent is expected not to answer.
 const SHORT: Duration = Duration::from_millis(500);

@@ -34,7 +34,7 @@ const KILLS_PER_GAME: usize = 6;
 const SEED: u64 = 0x5eed_0c4a_5e00_0001;
 
 /// Longest wait after a kill for the agents to be gone.
-const AGENT_GRACE: Duration = Duration::from_secs(3);
+const AGENT_GRACE: Duration = Duration::from_secs(60);
 
 /// SplitMix64: enough randomness for kill moments, and stable across versions.
 struct Rng(u64);

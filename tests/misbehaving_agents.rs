@@ -19,7 +19,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// The short limits the brief asks for: a misbehaving seat costs at most seconds.
-const LIMITS: [&str; 6] = ["--st", "0.5", "--startup-timeout", "2", "--quit-grace", "0.5"];
+const LIMITS: [&str; 6] = ["--st", "0.5", "--startup-timeout", "5", "--quit-grace", "0.5"];
 
 /// Plays a 2-player Telka match with `seat1` as seat 1's agent and the built-in
 /// greedy agent on seat 2; asserts a normal end, and returns the record's lines.

@@ -15,7 +15,7 @@ use referee::record::{self, Line, RecordWriter};
 use tempfile::TempDir;
 
 /// Far above what any command here needs; only a hang gets near it.
-const HANG_BOUND: Duration = Duration::from_secs(120);
+const HANG_BOUND: Duration = Duration::from_secs(300);
 /// The record's file name inside each test's directory.
 const RECORD: &str = "game.jsonl";
 const BEGIN: &str = "=== referee play-by-mail message to seat ";
