@@ -25,7 +25,7 @@ const BEGIN: &str = "=== referee play-by-mail message to seat";
 const END: &str = "=== end of message ===";
 
 /// Why a play-by-mail command failed; nothing was changed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PbmError {
     /// The action or command was rejected; the text explains, with suggestions.
     #[error("{0}")]
@@ -33,7 +33,13 @@ pub enum PbmError {
     /// Bad arguments (unknown game, seat, existing file…).
     #[error("{0}")]
     Usage(String),
-    /// The record or its files could not be read or written.
+    /// The record cannot be read, or is not a play-by-mail game (bad input).
+    #[error("{0}")]
+    Record(String),
+    /// The record was read and fails verification at a line (a failed check).
+    #[error("{0}")]
+    Invalid(String),
+    /// The record or its files could not be written, or the system failed.
     #[error("{0}")]
     Io(String),
 }
@@ -132,10 +138,16 @@ impl Open {
         // One read serves the replay and the chain hashes alike: reading the file twice
         // could mix two versions of a record that another process replaced meanwhile
         // (`view` takes no lock), giving a message the hash of a line it does not tell.
-        let bytes =
-            std::fs::read(path).map_err(|e| PbmError::Io(format!("{}: cannot open: {e}", path.display())))?;
-        let replay =
-            record::replay(&bytes[..]).map_err(|e| PbmError::Io(format!("{}: {e}", path.display())))?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| PbmError::Record(format!("{}: cannot open: {e}", path.display())))?;
+        let replay = record::replay(&bytes[..]).map_err(|e| {
+            let text = format!("{}: {e}", path.display());
+            if e.is_unreadable() {
+                PbmError::Record(text)
+            } else {
+                PbmError::Invalid(text)
+            }
+        })?;
         let complete =
             usize::try_from(replay.complete_len).map_or(&bytes[..], |n| &bytes[..n.min(bytes.len())]);
         let chain = String::from_utf8_lossy(complete)
@@ -159,8 +171,9 @@ impl Open {
 
     fn salt(&self) -> Result<&str, PbmError> {
         self.salt.as_deref().ok_or_else(|| {
-            PbmError::Io(format!(
-                "{}: the game's secret salt file is missing",
+            PbmError::Record(format!(
+                "{}: not a play-by-mail game: its secret salt file {} is missing",
+                self.path.display(),
                 side(&self.path, ".salt").display()
             ))
         })
@@ -386,35 +399,6 @@ fn short_legal(legal: &[String]) -> String {
         .join(" ")
 }
 
-/// Levenshtein distance, for suggesting what a mistyped action may have meant.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// Up to five legal actions closest to `typed`.
-fn suggestions(typed: &str, legal: &[String]) -> Vec<String> {
-    let mut scored: Vec<(usize, &String)> = legal.iter().map(|a| (distance(typed, a), a)).collect();
-    scored.sort();
-    let best = scored.first().map_or(0, |s| s.0);
-    scored
-        .into_iter()
-        .take_while(|(d, _)| *d <= best.max(1) && *d <= 3)
-        .take(5)
-        .map(|(_, a)| a.clone())
-        .collect()
-}
-
 /// Validates and applies `action` of `seat`; returns the message for every seat.
 pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmError> {
     update(path, seat, |game| match game.play(seat, action) {
@@ -438,7 +422,8 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
             // them to another seat (an eliminated multichess seat gets `Illegal`).
             let to_act = matches!(game.turn(), Turn::Act { seat: to, .. } if to == seat);
             if to_act && matches!(rejection, Rejection::Malformed { .. } | Rejection::Illegal { .. }) {
-                let close = suggestions(action, &game.legal_actions());
+                let legal = game.legal_actions();
+                let close = crate::text::closest(action, legal.iter().map(String::as_str), 5);
                 if !close.is_empty() {
                     let _ = write!(text, "; did you mean {}?", close.join(", "));
                 }
@@ -483,6 +468,10 @@ fn update(
     seat: Seat,
     change: impl FnOnce(&mut dyn Game) -> Result<(Played, Line), PbmError>,
 ) -> Result<Vec<Message>, PbmError> {
+    // No lock file beside a record that is not there.
+    if !path.is_file() {
+        return Err(PbmError::Record(format!("{}: no such record", path.display())));
+    }
     let _lock = lock(path)?;
     let open = Open::read(path)?;
     let salt = open.salt()?.to_string();
@@ -536,6 +525,16 @@ fn views_by_line(replay: &Replay, seat: Seat) -> Vec<String> {
         views.push(game.view(seat).text().to_string());
     }
     views
+}
+
+/// Why an audit did not pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuditError {
+    /// It could not be made: the record cannot be read, the game has not ended, or
+    /// the transcript is not a transcript of messages.
+    Input(PbmError),
+    /// It was made, and the messages disagree with the record in these ways.
+    Problems(Vec<String>),
 }
 
 /// What an audit found.
@@ -615,13 +614,16 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
 /// final record: the salted chain hashes, the commitment and its opening, every event
 /// (and so every verdict) the rules give for that seat, every view, and no message
 /// missing.
-pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, Vec<String>> {
-    let open = Open::read(path).map_err(|e| vec![e.to_string()])?;
+pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, AuditError> {
+    let open = Open::read(path).map_err(AuditError::Input)?;
     let salt = open.replay.revealed.clone().ok_or_else(|| {
-        vec!["the record has not revealed its salt yet: audit after the game ends".to_string()]
+        AuditError::Input(PbmError::Record(format!(
+            "{}: no salt revealed: not a play-by-mail record, or its game has not ended yet",
+            path.display()
+        )))
     })?;
     let chain = &open.chain;
-    let messages = parse_transcript(transcript).map_err(|e| vec![e])?;
+    let messages = parse_transcript(transcript).map_err(|e| AuditError::Input(PbmError::Usage(e)))?;
     let told = told_by_line(&open.replay);
     let views = views_by_line(&open.replay, seat);
     let commitment = open.replay.lines.iter().find_map(|l| match l {
@@ -700,6 +702,6 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, V
             events,
         })
     } else {
-        Err(problems)
+        Err(AuditError::Problems(problems))
     }
 }

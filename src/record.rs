@@ -392,6 +392,12 @@ pub struct RecordError {
 }
 
 impl RecordError {
+    /// Whether the file could not be read at all (bad input), rather than read and
+    /// found wrong at a line (a failed check).
+    pub fn is_unreadable(&self) -> bool {
+        self.line == 0
+    }
+
     fn at(line: usize, message: impl Into<String>) -> RecordError {
         RecordError {
             line,

@@ -896,14 +896,21 @@ fn full_match(dir: &Path, variant: u32, fill: &str) {
         "variant {variant} {fill}: {stdout}\n{stderr}"
     );
     assert!(
-        stdout.starts_with("result: places "),
+        stdout.starts_with("result: "),
         "variant {variant} {fill}: {stdout}"
     );
-    // The built-in agents only ever submit well-formed actions.
-    assert!(!stdout.contains("forfeit"), "variant {variant} {fill}: {stdout}");
     let body = std::fs::read_to_string(&record).expect("record");
+    // The built-in agents only ever submit well-formed actions.
+    assert!(
+        !body.contains(r#""type":"forfeit""#),
+        "variant {variant} {fill}: {stdout}"
+    );
     let last: serde_json::Value = serde_json::from_str(body.lines().last().expect("lines")).expect("json");
     assert_eq!(last["type"], "result", "variant {variant} {fill}");
+    assert!(
+        !last["reason"].as_str().unwrap_or("").starts_with("forfeit"),
+        "variant {variant} {fill}: {last}"
+    );
     let verify = referee()
         .arg("verify")
         .arg(&record)

@@ -25,6 +25,37 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every built-in strategy.
+    pub const ALL: [Strategy; 2] = [Strategy::Random, Strategy::Greedy];
+
+    /// The strategy an agent command `builtin:NAME` names (`None` for any other
+    /// command); an unknown name is an error that lists the known ones.
+    pub fn from_agent_command(command: &str) -> Option<Result<Strategy, String>> {
+        let name = command.trim().strip_prefix("builtin:")?;
+        Some(
+            Strategy::ALL
+                .into_iter()
+                .find(|s| s.name() == name)
+                .ok_or_else(|| {
+                    let known = Strategy::ALL.map(|s| format!("builtin:{}", s.name()));
+                    format!(
+                        "unknown built-in agent `builtin:{name}` (built-in agents: {}){}",
+                        known.join(", "),
+                        crate::text::did_you_mean(
+                            &format!("builtin:{name}"),
+                            known.iter().map(String::as_str)
+                        )
+                    )
+                }),
+        )
+    }
+
+    /// The command line that runs this agent with `seed`, through the referee
+    /// executable `exe` (already quoted for a shell-like split).
+    pub fn command_line(self, exe: &str, seed: u64) -> String {
+        format!("{exe} agent {} --seed {seed}", self.name())
+    }
+
     /// The name given in `id name`.
     pub fn name(self) -> &'static str {
         match self {

@@ -1,15 +1,15 @@
 //! `referee match`: one game between agent processes.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use clap::Args;
 
+use super::args::{AgentArgs, ClockArgs};
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
-use crate::agent::{AgentSpec, Limits};
+use crate::agent::AgentSpec;
 use crate::builtin::Strategy;
-use crate::game::{EndReason, GameId, Options, Seat};
+use crate::game::{GameId, Options, Seat};
 use crate::record::Durability;
 use crate::referee::{
     default_record_path, play_match, AgentCwd, MatchConfig, MatchError, Progress, SeatAgent,
@@ -20,8 +20,8 @@ use crate::rng::Rng;
 #[derive(Debug, Args)]
 pub struct MatchArgs {
     /// Game: pegchow, telka, idoubtit or multichess.
-    #[arg(long, required_unless_present = "resume")]
-    game: Option<String>,
+    #[arg(long, required_unless_present = "resume", value_parser = super::args::game_id)]
+    game: Option<GameId>,
     /// Continue the unfinished game of this record (game, options, seed, time control
     /// and agent commands come from its header; --agent and --tc/--st override).
     #[arg(long, value_name = "RECORD", conflicts_with_all = ["game", "options", "state", "record", "seed"])]
@@ -34,28 +34,16 @@ pub struct MatchArgs {
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
     /// Agent command for the next seat, repeatable, in seat order; one quoted string
-    /// per agent. Seats without one get a built-in agent (see --fill).
-    #[arg(long = "agent", value_name = "CMD")]
+    /// per agent, or builtin:random / builtin:greedy. Seats without one get --fill.
+    #[arg(long = "agent", value_name = "CMD", value_parser = super::args::agent_command)]
     agents: Vec<String>,
     /// Built-in agent for the seats not given with --agent.
     #[arg(long, value_enum, default_value = "greedy")]
     fill: Strategy,
-    /// Time control [moves/]seconds[+increment], per seat, as in cutechess-cli
-    /// (default 10+0.1, or the resumed record's).
-    #[arg(long, value_name = "TC", conflicts_with = "st")]
-    tc: Option<String>,
-    /// Fixed seconds per decision instead of a clock.
-    #[arg(long, value_name = "SECONDS")]
-    st: Option<String>,
-    /// Milliseconds granted past the clock before the flag falls.
-    #[arg(long, value_name = "MS", default_value_t = 50)]
-    margin: u64,
-    /// Seconds an agent has for the handshake, and again to be ready for the game.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    startup_timeout: f64,
-    /// Seconds an agent has to exit after `quit` before it is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
-    quit_grace: f64,
+    #[command(flatten)]
+    clock: ClockArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
     /// `setoption` for one seat's agent: SEAT:NAME=VALUE, repeatable.
     #[arg(long = "setoption", value_name = "SEAT:NAME=VALUE")]
     setoptions: Vec<String>,
@@ -68,16 +56,6 @@ pub struct MatchArgs {
     /// Record file to create (default: records/<game>-<time>-<seed>.jsonl).
     #[arg(long)]
     record: Option<PathBuf>,
-    /// Environment variable for every agent: KEY=VALUE, or KEY to pass the referee's
-    /// value; repeatable. Agents get nothing else but PATH.
-    #[arg(long = "env", value_name = "KEY[=VALUE]")]
-    env: Vec<String>,
-    /// Address-space limit per agent process, in MiB.
-    #[arg(long, value_name = "MIB")]
-    max_memory: Option<u64>,
-    /// CPU-time limit per agent process, in seconds (for the whole game).
-    #[arg(long, value_name = "SECONDS")]
-    max_cpu: Option<u64>,
     /// Where agents start: `private` (a fresh directory each; relative paths in the
     /// command are made absolute), `inherit` (the referee's), or a directory.
     #[arg(long, value_name = "private|inherit|DIR", default_value = "private")]
@@ -104,15 +82,18 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         }
         None => None,
     };
-    let (game_name, options, state) = match &header {
-        Some(h) => (h.game.clone(), h.options.clone(), h.state.clone()),
+    let (game, options, state) = match &header {
+        Some(h) => (
+            GameId::parse(&h.game).map_err(Failure::usage)?,
+            h.options.clone(),
+            h.state.clone(),
+        ),
         None => (
-            args.game.clone().expect("clap requires --game without --resume"),
+            args.game.expect("clap requires --game without --resume"),
             Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?,
             args.state.clone(),
         ),
     };
-    let game = GameId::parse(&game_name).map_err(Failure::usage)?;
     // Creating the game checks options and state before any agent starts.
     let probe = game.create(&options, state.as_deref()).map_err(Failure::usage)?;
     let seats = probe.seat_count();
@@ -123,7 +104,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         )));
     }
     let recorded_tc = header.as_ref().and_then(|h| h.time_control.clone());
-    let control = super::time_control(args.st.as_deref(), args.tc.as_deref(), recorded_tc.as_deref())?;
+    let control = args.clock.control(recorded_tc.as_deref())?;
     let seed = header.as_ref().map(|h| h.seed).or(args.seed).unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -140,20 +121,19 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
                 .as_ref()
                 .and_then(|h| h.seats.get(seat.index()))
                 .and_then(|s| s.command.clone());
-            let command = args
-                .agents
-                .get(seat.index())
-                .cloned()
-                .or(recorded)
-                .unwrap_or_else(|| {
-                    format!(
-                        "{exe} agent {} --seed {}",
-                        args.fill.name(),
-                        Rng::derive(seed, seat.number() as u64)
-                    )
-                });
+            let builtin_seed = Rng::derive(seed, seat.number() as u64);
+            let command = match args.agents.get(seat.index()) {
+                Some(given) => match Strategy::from_agent_command(given) {
+                    Some(Ok(strategy)) => strategy.command_line(&exe, builtin_seed),
+                    _ => given.clone(),
+                },
+                None => recorded.unwrap_or_else(|| args.fill.command_line(&exe, builtin_seed)),
+            };
+            let mut spec = AgentSpec::new(command);
+            spec.env = args.agent.env();
+            spec.limits = args.agent.limits();
             SeatAgent {
-                spec: AgentSpec::new(command),
+                spec,
                 options: Vec::new(),
             }
         })
@@ -171,28 +151,9 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         })?;
         agents[seat.index()].options.push((name, value));
     }
-    let seconds = |s: f64, what: &str| {
-        if s.is_finite() && s > 0.0 && s < 1e6 {
-            Ok(Duration::from_secs_f64(s))
-        } else {
-            Err(Failure::usage(anyhow!(
-                "{what} must be a positive number of seconds"
-            )))
-        }
-    };
-    let env = super::agent_env(&args.env)?;
-    let limits = Limits {
-        memory_bytes: args.max_memory.map(|mib| mib.saturating_mul(1 << 20)),
-        cpu_seconds: args.max_cpu,
-    };
-    if limits.memory_bytes == Some(0) || limits.cpu_seconds == Some(0) {
-        return Err(Failure::usage(anyhow!(
-            "--max-memory and --max-cpu must be positive"
-        )));
-    }
-    for agent in &mut agents {
-        agent.spec.env = env.clone();
-        agent.spec.limits = limits;
+    for agent in &agents {
+        crate::protocol::agent::check_setoptions(&agent.options)
+            .map_err(|e| Failure::usage(anyhow!("--setoption: {e}")))?;
     }
     let agent_cwd = match args.agent_cwd.as_str() {
         "private" => AgentCwd::Private,
@@ -214,9 +175,9 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         state,
         agents,
         control,
-        margin: Duration::from_millis(args.margin),
-        startup: seconds(args.startup_timeout, "--startup-timeout")?,
-        quit_grace: seconds(args.quit_grace, "--quit-grace")?,
+        margin: args.clock.margin(),
+        startup: args.agent.startup(),
+        quit_grace: args.agent.quit_grace(),
         seed,
         record,
         log_dir: args.log_dir.clone(),
@@ -280,32 +241,21 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         MatchError::Record { .. } | MatchError::Resume { .. } => Failure::failed(e),
         other => Failure::usage(other),
     })?;
-    let names: Vec<String> = report
-        .seats
-        .iter()
-        .map(|s| {
-            format!(
-                "seat {} {} ({}): place {}",
-                s.seat,
-                s.label,
-                s.name,
-                report.outcome.places[s.seat - 1]
-            )
-        })
-        .collect();
-    let how = match &report.outcome.reason {
-        EndReason::Win => "won".to_string(),
-        EndReason::MaxPlies => "drawn by the ply limit".to_string(),
-        EndReason::LastStanding => "won as the last side standing".to_string(),
-        EndReason::Forfeit { seat, kind } => format!("decided by seat {seat}'s forfeit ({kind})"),
-    };
-    print(&format!(
-        "result: {} after {} plies, {how}\n  {}\nrecord: {}\n",
-        report.outcome.protocol_text(),
+    let labels: Vec<String> = report.seats.iter().map(|s| s.label.clone()).collect();
+    let mut text = format!(
+        "result: {}, after {} plies\n",
+        report.outcome.describe(config.game, &labels),
         report.plies,
-        names.join("\n  "),
-        report.record.display()
-    ))?;
+    );
+    for s in &report.seats {
+        let place = crate::game::ordinal(report.outcome.places[s.seat - 1]);
+        text.push_str(&format!(
+            "  {place:<4} seat {} {} ({})\n",
+            s.seat, s.label, s.name
+        ));
+    }
+    text.push_str(&format!("record: {}\n", report.record.display()));
+    print(&text)?;
     Ok(EXIT_OK)
 }
 

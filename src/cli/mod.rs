@@ -2,6 +2,9 @@
 //! Exit codes: 0 success, 1 a check failed or the run failed, 2 bad usage or bad
 //! input, 130 interrupted by a signal.
 
+mod agent;
+mod args;
+mod bench;
 mod match_cmd;
 mod pbm;
 mod serve;
@@ -13,11 +16,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Parser, Subcommand};
-
-use crate::builtin::Strategy;
-use crate::game::GameId;
 
 /// Exit code: success.
 pub const EXIT_OK: u8 = 0;
@@ -31,7 +30,13 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// A headless game referee: runs bots as processes, enforces the rules and the
 /// information hiding of its games, and writes hash-chained game records.
 #[derive(Debug, Parser)]
-#[command(name = "referee", version, about, max_term_width = 100)]
+#[command(
+    name = "referee",
+    version,
+    about,
+    max_term_width = 100,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -46,7 +51,7 @@ enum Command {
     /// Combine the output directories of a tournament's shards into one table.
     Merge(tournament::MergeArgs),
     /// Play by mail: each command works on one record file.
-    #[command(subcommand)]
+    #[command(subcommand, arg_required_else_help = true)]
     Pbm(pbm::PbmCommand),
     /// Check that the messages a seat received by mail agree with the final record.
     Audit {
@@ -70,43 +75,10 @@ enum Command {
     /// Print a recorded game, optionally as one seat saw it, optionally at one ply.
     Show(show::ShowArgs),
     /// Measure the referee against the pipe round trip, per game (see README).
-    Bench {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// Fewer games and round trips (a smoke run).
-        #[arg(long)]
-        quick: bool,
-        /// Measure only this game (repeatable; every game by default).
-        #[arg(long, value_parser = |s: &str| GameId::parse(s).map_err(|e| e.to_string()))]
-        game: Vec<GameId>,
-    },
+    Bench(bench::BenchArgs),
     /// Run a built-in agent speaking the agent protocol on stdin/stdout.
-    #[command(subcommand)]
-    Agent(BuiltinAgent),
-}
-
-/// The built-in agents.
-#[derive(Debug, Subcommand)]
-pub enum BuiltinAgent {
-    /// Uniform over the legal actions, seeded.
-    Random {
-        /// Seed for its random choices.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-    },
-    /// One-ply heuristic: best immediate gain, ties broken at random.
-    Greedy {
-        /// Seed for its random choices.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-    },
-    /// Play back the actions its seat's agent made in a record (an instant bot:
-    /// it decides nothing), then `none`.
-    Replay {
-        /// The record (checked with `verify` rules first).
-        record: PathBuf,
-    },
+    #[command(subcommand, arg_required_else_help = true)]
+    Agent(agent::BuiltinAgent),
 }
 
 /// A failure with the exit code it maps to.
@@ -143,15 +115,23 @@ pub fn main() -> ExitCode {
             let _ = print(&e.to_string());
             return ExitCode::from(EXIT_OK);
         }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // A bare `referee` (or `referee pbm`): the help, but no command ran.
+            let _ = print(&e.to_string());
+            return ExitCode::from(EXIT_USAGE);
+        }
         Err(e) => {
-            eprintln!("referee: {} (try --help)", one_line_usage_error(&e.to_string()));
+            eprintln!(
+                "referee: {} (try --help)",
+                crate::text::printable(&one_line_usage_error(&e.to_string()))
+            );
             return ExitCode::from(EXIT_USAGE);
         }
     };
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("referee: {}", one_line(&f.error));
+            eprintln!("referee: {}", crate::text::printable(&one_line(&f.error)));
             ExitCode::from(f.code)
         }
     }
@@ -170,44 +150,10 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             transcript,
         } => pbm::audit(&record, seat, &transcript),
         Command::Serve => serve::run(),
-        Command::Bench { json, quick, game } => {
-            let exe = std::env::current_exe().map_err(Failure::failed)?;
-            let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
-            let figures = crate::bench::run(&exe, quick, &game).map_err(Failure::failed)?;
-            if json {
-                print(&(serde_json::to_string_pretty(&figures).expect("figures serialise") + "\n"))?;
-            } else {
-                print(&figures.table())?;
-            }
-            Ok(EXIT_OK)
-        }
+        Command::Bench(args) => bench::run(args),
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),
-        Command::Agent(which) => {
-            let stdin = io::stdin().lock();
-            let stdout = io::stdout().lock();
-            let played = match which {
-                BuiltinAgent::Random { seed } => crate::builtin::run(Strategy::Random, seed, stdin, stdout),
-                BuiltinAgent::Greedy { seed } => crate::builtin::run(Strategy::Greedy, seed, stdin, stdout),
-                BuiltinAgent::Replay { record } => {
-                    let replay = crate::record::replay_file(&record)
-                        .with_context(|| format!("cannot replay {}", record.display()))
-                        .map_err(Failure::usage)?;
-                    let script = crate::builtin::replay_script(&replay.lines, replay.game.seat_count());
-                    crate::builtin::run_replay(
-                        replay.game.id(),
-                        &replay.game.options(),
-                        script,
-                        stdin,
-                        stdout,
-                    )
-                }
-            };
-            match played {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e)),
-                _ => Ok(EXIT_OK),
-            }
-        }
+        Command::Agent(which) => agent::run(which),
     }
 }
 
@@ -238,44 +184,12 @@ fn one_line_usage_error(text: &str) -> String {
     message.join(" ").trim_start_matches("error: ").to_string()
 }
 
-/// The environment agents get: `PATH`, plus every `--env KEY=VALUE` (or `KEY`, to
-/// pass the referee's own value).
-fn agent_env(words: &[String]) -> Result<Vec<(String, String)>, Failure> {
-    let mut env = crate::agent::AgentSpec::new("").env;
-    for word in words {
-        let (key, value) = match word.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => (word.clone(), std::env::var(word).unwrap_or_default()),
-        };
-        if key.is_empty() || key.contains('\0') || value.contains('\0') {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "--env `{word}`: expected KEY=VALUE or KEY"
-            )));
-        }
-        env.retain(|(k, _)| *k != key);
-        env.push((key, value));
-    }
-    Ok(env)
-}
-
-/// The time control of `--st` or `--tc`, else the recorded one, else 10+0.1.
-fn time_control(
-    st: Option<&str>,
-    tc: Option<&str>,
-    recorded: Option<&str>,
-) -> Result<crate::clock::TimeControl, Failure> {
-    use crate::clock::TimeControl;
-    match (st, tc, recorded) {
-        (Some(st), _, _) => TimeControl::parse_st(st),
-        (None, Some(tc), _) => TimeControl::parse_tc(tc),
-        (None, None, Some(recorded)) => TimeControl::parse_recorded(recorded),
-        (None, None, None) => TimeControl::parse_tc("10+0.1"),
-    }
-    .map_err(Failure::usage)
-}
-
 /// Writes text to stdout; a closed stdout (e.g. piped into `head`) is not an error.
+/// Everything the commands print goes through here, and is made printable first:
+/// much of it comes from bots (names, actions, error details), and no bot may steer
+/// the user's terminal.
 fn print(text: &str) -> Result<(), Failure> {
+    let text = crate::text::printable(text);
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e)),

@@ -7,7 +7,7 @@ use clap::Subcommand;
 
 use super::{print, Failure, EXIT_FAILED, EXIT_OK};
 use crate::game::{Options, Seat};
-use crate::pbm::{self, Message, PbmError};
+use crate::pbm::{self, AuditError, Message, PbmError};
 
 /// The `pbm` subcommands.
 #[derive(Debug, Subcommand)]
@@ -61,7 +61,7 @@ pub enum PbmCommand {
 
 fn failure(e: PbmError) -> Failure {
     match e {
-        PbmError::Io(_) => Failure::failed(anyhow!(e)),
+        PbmError::Io(_) | PbmError::Invalid(_) => Failure::failed(anyhow!(e)),
         _ => Failure::usage(anyhow!(e)),
     }
 }
@@ -111,9 +111,10 @@ pub fn audit(record: &std::path::Path, seat: Seat, transcript: &std::path::Path)
             ))?;
             Ok(EXIT_OK)
         }
-        Err(problems) => {
+        Err(AuditError::Input(e)) => Err(failure(e)),
+        Err(AuditError::Problems(problems)) => {
             for p in &problems {
-                eprintln!("referee: audit: {p}");
+                eprintln!("referee: audit: {}", crate::text::printable(p));
             }
             Ok(EXIT_FAILED)
         }

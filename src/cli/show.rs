@@ -26,8 +26,9 @@ pub struct ShowArgs {
 pub fn run(args: ShowArgs) -> Result<u8, Failure> {
     // Verify first: showing a tampered record as if it were true would mislead.
     let replay = record::replay_file(&args.record).map_err(|e| {
+        let unreadable = e.is_unreadable();
         let e = anyhow!("{}: {e}", args.record.display());
-        if e.to_string().contains("cannot open") {
+        if unreadable {
             Failure::usage(e)
         } else {
             Failure::failed(e)
@@ -99,10 +100,15 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
     if let Some(seat) = args.seat {
         out.push_str(&format!("view {}\n", game.view(seat).text()));
     }
-    match result {
-        Some(r) => out.push_str(&format!("result: places {:?} by {}\n", r.places, r.reason)),
-        None if game.outcome().is_none() && replay.result.is_none() => out.push_str("unfinished\n"),
-        None => {}
+    let labels: Vec<String> = header.seats.iter().map(|s| s.label.clone()).collect();
+    match (result, game.outcome()) {
+        (Some(_), Some(outcome)) => out.push_str(&format!(
+            "result: {}, after {} plies\n",
+            outcome.describe(game.id(), &labels),
+            game.plies()
+        )),
+        _ if replay.result.is_none() => out.push_str("unfinished\n"),
+        _ => {}
     }
     print(&out)?;
     Ok(EXIT_OK)

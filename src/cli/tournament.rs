@@ -2,13 +2,12 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use clap::Args;
 
+use super::args::{AgentArgs, ClockArgs};
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
-use crate::agent::Limits;
 use crate::game::{GameId, Options};
 use crate::record::Durability;
 use crate::referee::MatchError;
@@ -20,8 +19,8 @@ use crate::tournament::{self, entrants, Definition, Entrant, Event, RunOptions, 
 #[derive(Debug, Args)]
 pub struct TournamentArgs {
     /// Game: pegchow, telka, idoubtit or multichess.
-    #[arg(long)]
-    game: String,
+    #[arg(long, value_parser = super::args::game_id)]
+    game: GameId,
     /// Game option KEY=VALUE, repeatable.
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
@@ -37,26 +36,18 @@ pub struct TournamentArgs {
     #[arg(long, value_enum, default_value = "round-robin")]
     format: Format,
     /// Games per table, a multiple of the seat count (default: one per seating).
-    #[arg(long)]
+    #[arg(long, value_parser = super::args::positive::<usize>)]
     games: Option<usize>,
     /// Times the schedule is repeated.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::args::positive::<usize>)]
     rounds: usize,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::args::positive::<usize>)]
     concurrency: usize,
-    /// Time control [moves/]seconds[+increment] (default 10+0.1).
-    #[arg(long, value_name = "TC", conflicts_with = "st")]
-    tc: Option<String>,
-    /// Fixed seconds per decision.
-    #[arg(long, value_name = "SECONDS")]
-    st: Option<String>,
-    /// Milliseconds granted past the clock.
-    #[arg(long, value_name = "MS", default_value_t = 50)]
-    margin: u64,
-    /// Seconds for the handshake.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    startup_timeout: f64,
+    #[command(flatten)]
+    clock: ClockArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
     /// Seed of the schedule, openings and built-in agents.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -79,20 +70,11 @@ pub struct TournamentArgs {
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Environment variable for every agent, KEY=VALUE or KEY; repeatable.
-    #[arg(long = "env", value_name = "KEY[=VALUE]")]
-    env: Vec<String>,
-    /// Address-space limit per agent, in MiB.
-    #[arg(long, value_name = "MIB")]
-    max_memory: Option<u64>,
-    /// CPU-time limit per agent, in seconds.
-    #[arg(long, value_name = "SECONDS")]
-    max_cpu: Option<u64>,
 }
 
 /// Runs `referee tournament`.
 pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
-    let id = GameId::parse(&args.game).map_err(Failure::usage)?;
+    let id = args.game;
     let options = Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?;
     let seats = id.create(&options, None).map_err(Failure::usage)?.seat_count();
     let mut list: Vec<Entrant> = match &args.agents_file {
@@ -103,7 +85,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         list.push(Entrant::parse(spec).map_err(|e| Failure::usage(anyhow!(e)))?);
     }
     entrants::dedupe_names(&mut list);
-    let control = super::time_control(args.st.as_deref(), args.tc.as_deref(), None)?;
+    let control = args.clock.control(None)?;
     let sprt = if args.sprt.is_empty() {
         None
     } else {
@@ -145,23 +127,19 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
             .unwrap_or(0);
         PathBuf::from("tournaments").join(format!("{}-{secs}", def.game))
     });
-    let env = super::agent_env(&args.env)?;
     let exe = std::env::current_exe()
         .context("cannot find the referee executable")
         .map_err(Failure::failed)?;
     let opts = RunOptions {
         out: out.clone(),
-        concurrency: args.concurrency.max(1),
+        concurrency: args.concurrency,
         shard,
         resume: args.resume,
-        margin: Duration::from_millis(args.margin),
-        startup: Duration::from_secs_f64(args.startup_timeout.clamp(0.001, 1e6)),
-        quit_grace: Duration::from_millis(500),
-        env,
-        limits: Limits {
-            memory_bytes: args.max_memory.map(|m| m.saturating_mul(1 << 20)),
-            cpu_seconds: args.max_cpu,
-        },
+        margin: args.clock.margin(),
+        startup: args.agent.startup(),
+        quit_grace: args.agent.quit_grace(),
+        env: args.agent.env(),
+        limits: args.agent.limits(),
         exe: shell_words::quote(&exe.to_string_lossy()).into_owned(),
         durability: Durability::Game,
     };
@@ -174,7 +152,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
                 .seats
                 .iter()
                 .zip(&result.places)
-                .map(|(&w, p)| format!("{}:{p}", names[w]))
+                .map(|(&w, p)| format!("{}:{p}", crate::text::printable(&names[w])))
                 .collect();
             if tty {
                 let width = 30;

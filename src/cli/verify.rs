@@ -11,9 +11,17 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
     for path in records {
         match record::check_file(path) {
             Ok(replay) => {
-                let mut status = match &replay.result {
-                    Some(r) => format!("finished: places {:?} by {}", r.places, r.reason),
-                    None => {
+                let labels: Vec<String> = replay.header.seats.iter().map(|s| s.label.clone()).collect();
+                let mut status = match (&replay.result, replay.game.outcome()) {
+                    (Some(_), Some(outcome)) => {
+                        format!("finished: {}", outcome.describe(replay.game.id(), &labels))
+                    }
+                    (Some(r), None) => format!(
+                        "finished: places {} reason {}",
+                        r.places.iter().map(u8::to_string).collect::<Vec<_>>().join(" "),
+                        r.reason
+                    ),
+                    (None, _) => {
                         "UNFINISHED: no result line (the game was interrupted; `match --resume` continues it)"
                             .to_string()
                     }
@@ -29,12 +37,18 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
                     replay.game.plies()
                 ))?;
             }
-            Err(e) if e.line == 0 => {
-                eprintln!("referee: {}: {e}", path.display());
+            Err(e) if e.is_unreadable() => {
+                eprintln!(
+                    "referee: {}",
+                    crate::text::printable(&format!("{}: {e}", path.display()))
+                );
                 code = code.max(EXIT_USAGE);
             }
             Err(e) => {
-                eprintln!("referee: {}: {e}", path.display());
+                eprintln!(
+                    "referee: {}",
+                    crate::text::printable(&format!("{}: {e}", path.display()))
+                );
                 code = code.max(EXIT_FAILED);
             }
         }

@@ -10,6 +10,9 @@ pub mod idoubtit;
 pub mod multichess;
 pub mod options;
 pub mod parker;
+mod result_text;
+
+pub use result_text::ordinal;
 
 use std::fmt;
 
@@ -385,7 +388,11 @@ pub trait Game: Send + fmt::Debug {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// No such game.
-    #[error("unknown game `{0}` (games: pegchow, telka, idoubtit, multichess)")]
+    #[error(
+        "unknown game `{name}` (games: pegchow, telka, idoubtit, multichess){hint}",
+        name = .0,
+        hint = crate::text::did_you_mean(.0, GameId::ALL.map(GameId::as_str))
+    )]
     UnknownGame(String),
     /// An option is unknown or has a bad value.
     #[error("option {0}")]

@@ -72,8 +72,9 @@ impl Options {
     pub fn expect_only(&self, known: &[&str]) -> Result<(), SetupError> {
         match self.0.keys().find(|k| !known.contains(&k.as_str())) {
             Some(k) => Err(SetupError::Option(format!(
-                "`{k}` is not an option of this game (options: {})",
-                known.join(", ")
+                "`{k}` is not an option of this game (options: {}){}",
+                known.join(", "),
+                crate::text::did_you_mean(k, known.iter().copied())
             ))),
             None => Ok(()),
         }

@@ -28,6 +28,22 @@ pub enum GoClock {
     MoveTime(u64),
 }
 
+/// Checks `setoption` pairs before any agent starts: a name or value holding a
+/// control character (a line break would end the line and start another command)
+/// or a name holding ` value ` could not be sent as one unambiguous line.
+pub fn check_setoptions(pairs: &[(String, String)]) -> Result<(), String> {
+    for (name, value) in pairs {
+        let bad = |t: &str| t.chars().any(char::is_control);
+        if name.trim().is_empty() || bad(name) || bad(value) || name.contains(" value ") {
+            return Err(format!(
+                "option `{}`: names must be non-empty, and names and values one line of printable text",
+                crate::text::printable(name)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A line the referee sends to an agent.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ToAgent<'a> {

@@ -47,12 +47,13 @@ impl Entrant {
             if words.is_empty() {
                 return Err("--agent: empty command".into());
             }
-            return Ok(Entrant {
+            return Entrant {
                 name: default_name(&words[0], words.get(1).map(String::as_str)),
                 cmd: text.to_string(),
                 dir: None,
                 options: Vec::new(),
-            });
+            }
+            .checked();
         }
         let (mut name, mut cmd, mut dir, mut options) = (None, None, None, Vec::new());
         for w in &words {
@@ -83,12 +84,25 @@ impl Entrant {
                 w.get(1).map(String::as_str),
             )
         });
-        Ok(Entrant {
+        Entrant {
             name,
             cmd,
             dir,
             options,
-        })
+        }
+        .checked()
+    }
+
+    /// The entrant, if what the command line and the files cannot check by their
+    /// syntax holds: a `builtin:` name is a built-in agent, and no option name or value
+    /// holds a line break (it would end the `setoption` line and start another).
+    fn checked(self) -> Result<Entrant, String> {
+        if let Some(Err(e)) = crate::builtin::Strategy::from_agent_command(&self.cmd) {
+            return Err(format!("entrant `{}`: {e}", self.name));
+        }
+        crate::protocol::agent::check_setoptions(&self.options)
+            .map_err(|e| format!("entrant `{}`: {e}", self.name))?;
+        Ok(self)
     }
 
     /// Reads entrants from a JSON array or a TOML file of `[[agent]]` tables.
@@ -104,8 +118,11 @@ impl Entrant {
                 .map(|f| f.agent)
                 .map_err(|e| format!("{}: {}", path.display(), e.to_string().replace('\n', " ")))
         } else {
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
-        }
+            serde_json::from_str::<Vec<Entrant>>(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }?
+        .into_iter()
+        .map(|e| e.checked().map_err(|e| format!("{}: {e}", path.display())))
+        .collect()
     }
 }
 

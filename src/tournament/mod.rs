@@ -465,24 +465,23 @@ fn play_one(def: &Definition, opts: &RunOptions, game: &Scheduled) -> Result<Gam
         .enumerate()
         .map(|(seat, &who)| {
             let entrant = &def.entrants[who];
-            let command = match entrant.cmd.strip_prefix("builtin:") {
-                Some(strategy) => format!(
-                    "{} agent {strategy} --seed {}",
-                    opts.exe,
-                    Rng::derive(game.seed, seat as u64 + 1)
-                ),
+            let command = match crate::builtin::Strategy::from_agent_command(&entrant.cmd) {
+                Some(Ok(strategy)) => {
+                    strategy.command_line(&opts.exe, Rng::derive(game.seed, seat as u64 + 1))
+                }
+                Some(Err(e)) => return Err(TournamentError::Setup(e)),
                 None => entrant.cmd.clone(),
             };
             let mut spec = AgentSpec::new(command);
             spec.env = opts.env.clone();
             spec.limits = opts.limits;
             spec.working_dir = entrant.dir.clone();
-            SeatAgent {
+            Ok(SeatAgent {
                 spec,
                 options: entrant.options.clone(),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, TournamentError>>()?;
     let control =
         TimeControl::parse_recorded(&def.time_control).map_err(|e| TournamentError::Setup(e.to_string()))?;
     let config = MatchConfig {

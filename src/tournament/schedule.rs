@@ -58,6 +58,17 @@ impl Shard {
     }
 }
 
+/// The most games a schedule may hold. The schedule is built in memory before the
+/// first game (about a hundred bytes a game), so a mistyped `--games` must not
+/// exhaust the machine; a million games is more than any SPRT run needs.
+pub const MAX_GAMES: usize = 1_000_000;
+
+/// `n` choose `k`, or `None` past `usize`.
+fn binomial(n: usize, k: usize) -> Option<usize> {
+    let k = k.min(n.saturating_sub(k));
+    (0..k).try_fold(1usize, |acc, i| acc.checked_mul(n - i).map(|x| x / (i + 1)))
+}
+
 /// All `k`-element subsets of `items`, in lexicographic order.
 fn combinations(items: &[usize], k: usize) -> Vec<Vec<usize>> {
     if k == 0 {
@@ -94,6 +105,17 @@ pub fn build(
     }
     if games == 0 || games % seats != 0 {
         return Err(format!("--games {games}: use a positive multiple of {seats} so every entrant sits in every seat equally often"));
+    }
+    let tables = match format {
+        Format::RoundRobin => binomial(entrants, seats),
+        Format::Gauntlet => binomial(entrants - 1, seats - 1),
+    };
+    let total = tables.and_then(|t| t.checked_mul(games)?.checked_mul(rounds));
+    if total.is_none_or(|n| n > MAX_GAMES) {
+        return Err(format!(
+            "the schedule would hold {} games, more than the {MAX_GAMES} a tournament may have: use fewer --games, --rounds or entrants",
+            total.map_or("more than 10^19".to_string(), |n| n.to_string())
+        ));
     }
     let all: Vec<usize> = (0..entrants).collect();
     let tables: Vec<Vec<usize>> = match format {
@@ -196,5 +218,12 @@ mod tests {
         assert!(build(Format::RoundRobin, 2, 3, 3, 1, 1).is_err());
         assert!(build(Format::RoundRobin, 4, 3, 4, 1, 1).is_err());
         assert!(build(Format::RoundRobin, 1, 2, 2, 1, 1).is_err());
+        assert!(build(Format::RoundRobin, 2, 2, usize::MAX - 1, 1, 1).is_err());
+        assert!(build(Format::RoundRobin, 2, 2, 2, usize::MAX, 1).is_err());
+        assert!(build(Format::RoundRobin, 100, 2, 2, 102, 1).is_err());
+        assert!(build(Format::RoundRobin, 100, 2, 2, 100, 1).is_ok_and(|s| s.len() == 990_000));
+        assert_eq!(binomial(5, 2), Some(10));
+        assert_eq!(binomial(8, 8), Some(1));
+        assert_eq!(binomial(3, 0), Some(1));
     }
 }

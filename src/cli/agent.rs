@@ -1,0 +1,55 @@
+//! `referee agent`: a built-in agent speaking the agent protocol on stdin/stdout.
+
+use std::io;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Subcommand;
+
+use super::{Failure, EXIT_OK};
+use crate::builtin::Strategy;
+
+/// The built-in agents.
+#[derive(Debug, Subcommand)]
+pub enum BuiltinAgent {
+    /// Uniform over the legal actions, seeded.
+    Random {
+        /// Seed for its random choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// One-ply heuristic: best immediate gain, ties broken at random.
+    Greedy {
+        /// Seed for its random choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Play back the actions its seat's agent made in a record (an instant bot:
+    /// it decides nothing), then `none`.
+    Replay {
+        /// The record (checked with `verify` rules first).
+        record: PathBuf,
+    },
+}
+
+/// Runs a built-in agent until `quit` or the end of its input; a closed output is
+/// the referee going away, not an error.
+pub fn run(which: BuiltinAgent) -> Result<u8, Failure> {
+    let stdin = io::stdin().lock();
+    let stdout = io::stdout().lock();
+    let played = match which {
+        BuiltinAgent::Random { seed } => crate::builtin::run(Strategy::Random, seed, stdin, stdout),
+        BuiltinAgent::Greedy { seed } => crate::builtin::run(Strategy::Greedy, seed, stdin, stdout),
+        BuiltinAgent::Replay { record } => {
+            let replay = crate::record::replay_file(&record)
+                .with_context(|| format!("cannot replay {}", record.display()))
+                .map_err(Failure::usage)?;
+            let script = crate::builtin::replay_script(&replay.lines, replay.game.seat_count());
+            crate::builtin::run_replay(replay.game.id(), &replay.game.options(), script, stdin, stdout)
+        }
+    };
+    match played {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::failed(e)),
+        _ => Ok(EXIT_OK),
+    }
+}
