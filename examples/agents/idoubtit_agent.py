@@ -70,13 +70,9 @@ class View:
         self.n, self.shogi = len(ranks), len(ranks) == 9
         self.board = {}
         for row, rank in enumerate(ranks):
-            pieces, file = tokens(rank), 0
-            for piece in pieces:
-                if isinstance(piece, int):
-                    file += piece  # a run of empty squares
-                else:
+            for file, piece in enumerate(tokens(rank)):
+                if piece:
                     self.board[(file, self.n - 1 - row)] = piece
-                    file += 1
         self.phase, self.side = fields[1], fields[2]
         self.benches = {"w": tokens(fields[3]), "b": tokens(fields[4])}
         self.supply = {"w": fields[5], "b": fields[6]}  # letters, '#n' or '-'
@@ -92,12 +88,13 @@ class View:
 
 
 def tokens(text):
-    """The pieces of a rank or bench: `[+]<letter>['][^][_]`, digits = empty runs.
-    The marks after the letter (captured, revealed) do not matter to this bot."""
+    """The pieces of a rank or bench: `[+]<letter>['][^][_]`, a digit n standing
+    for n empty squares (None). The marks after the letter (captured, revealed)
+    do not matter to this bot."""
     out, promoted = [], False
     for ch in "" if text == "-" else text:
         if ch.isdigit():
-            out.append(int(ch))
+            out += [None] * int(ch)
         elif ch == "+":
             promoted = True
         elif ch.isalpha():
@@ -270,10 +267,8 @@ def judge(v, captured):
     piece = v.board.get(to)
     if piece is None or piece[1] == "X" or suffix in ("q", "r", "b", "n", "?", "ep"):
         return None  # unseen, or the type before a chess promotion is unknown
-    if suffix == "+" and not piece[2]:
-        return True  # a K or G cannot promote
-    if suffix == "+":
-        return None  # was it promoted already? The view does not say
+    if suffix == "+":  # unpromoted after `+`: a K or G, which cannot promote;
+        return None if piece[2] else True  # else: was it promoted already?
     # Put the board back as it was: the piece on `frm`, and on `to` one of ours
     # if something was taken there.
     before = copy.copy(v)
