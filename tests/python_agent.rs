@@ -5,31 +5,19 @@
 //!
 //! Needs `python3` on PATH; without it every test prints a note and passes.
 
+mod cli_support;
+
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command as StdCommand, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use assert_cmd::Command;
+use cli_support::{have_python, Rng, Serve};
 use serde_json::Value;
 
 const REFEREE: &str = env!("CARGO_BIN_EXE_referee");
 /// Generous: a match of 200 plies takes well under a second.
 const TIMEOUT: Duration = Duration::from_secs(300);
-
-/// Whether `python3` can be run; prints why the test is skipped when not.
-fn have_python() -> bool {
-    let ok = StdCommand::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("note: `python3 --version` failed: python3 is not on PATH, skipping the Python bot test");
-    }
-    ok
-}
 
 fn bot() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents/random_agent.py")
@@ -149,76 +137,6 @@ fn python_bot_plays_telka_with_two_colours_per_seat() {
     if have_python() {
         python_match("telka", &["colors-per-player=2"], 2, &[1]);
         python_match("telka", &["colors-per-player=2"], 2, &[2]);
-    }
-}
-
-/// A `referee serve` session, killed if it outlives [`TIMEOUT`].
-struct Serve {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
-    _watchdog: mpsc::Sender<()>,
-}
-
-impl Serve {
-    fn start() -> Serve {
-        let mut child = StdCommand::new(REFEREE)
-            .arg("serve")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (tx, rx) = mpsc::channel::<()>();
-        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-        // Dropping the session drops `tx`, which ends the watchdog without a kill.
-        std::thread::spawn(move || {
-            if rx.recv_timeout(TIMEOUT) == Err(mpsc::RecvTimeoutError::Timeout) {
-                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
-            }
-        });
-        Serve {
-            input: child.stdin.take().unwrap(),
-            output: BufReader::new(child.stdout.take().unwrap()),
-            child,
-            _watchdog: tx,
-        }
-    }
-
-    /// Sends one command and returns its data lines; panics unless it ends in `ok`.
-    fn ask(&mut self, command: &str) -> Vec<String> {
-        writeln!(self.input, "{command}").unwrap();
-        self.input.flush().unwrap();
-        let mut data = Vec::new();
-        loop {
-            let mut line = String::new();
-            let n = self.output.read_line(&mut line).unwrap();
-            assert!(n > 0, "serve ended while answering `{command}`");
-            let line = line.trim_end().to_string();
-            if line == "ok" {
-                return data;
-            }
-            assert!(!line.starts_with("error "), "`{command}` -> {line}");
-            data.push(line);
-        }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A small deterministic generator (xorshift64*), so that failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
     }
 }
 

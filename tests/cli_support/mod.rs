@@ -1,11 +1,14 @@
 //! Helpers shared by the command-line tests (`cli_match`, `cli_serve`,
-//! `misbehaving_agents`): running the binary, reading records, and looking for
-//! processes left behind.
+//! `misbehaving_agents`, the Python bot tests …): running the binary, driving a
+//! `serve` session, reading records, and looking for processes left behind.
 //!
 //! Each test file uses only some of them.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command as StdCommand, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -48,6 +51,95 @@ pub fn bot_command(name: &str, args: &[&str]) -> String {
 /// An `--agent` command line for a built-in agent of the binary under test.
 pub fn builtin_command(strategy: &str, seed: u64) -> String {
     format!("{} agent {strategy} --seed {seed}", quoted_exe())
+}
+
+/// Whether `python3` can be run (for the tests of the example bots in Python); prints
+/// why the test is skipped when not.
+pub fn have_python() -> bool {
+    let ok = StdCommand::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("note: `python3 --version` failed: python3 is not on PATH, skipping this Python bot test");
+    }
+    ok
+}
+
+/// How long a [`Serve`] session may live: far above what any test needs, so that only
+/// a hang reaches it.
+pub const SERVE_BOUND: Duration = Duration::from_secs(300);
+
+/// A `referee serve` session (protocol.md §2), killed if it outlives [`SERVE_BOUND`].
+pub struct Serve {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    _watchdog: mpsc::Sender<()>,
+}
+
+impl Serve {
+    /// Starts a session of the binary under test.
+    pub fn start() -> Serve {
+        let mut child = StdCommand::new(exe())
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, rx) = mpsc::channel::<()>();
+        let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+        // Dropping the session drops `tx`, which ends the watchdog without a kill.
+        std::thread::spawn(move || {
+            if rx.recv_timeout(SERVE_BOUND) == Err(mpsc::RecvTimeoutError::Timeout) {
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            }
+        });
+        Serve {
+            input: child.stdin.take().unwrap(),
+            output: BufReader::new(child.stdout.take().unwrap()),
+            child,
+            _watchdog: tx,
+        }
+    }
+
+    /// Sends one command and returns its data lines; panics unless it ends in `ok`.
+    pub fn ask(&mut self, command: &str) -> Vec<String> {
+        writeln!(self.input, "{command}").unwrap();
+        self.input.flush().unwrap();
+        let mut data = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = self.output.read_line(&mut line).unwrap();
+            assert!(n > 0, "serve ended while answering `{command}`");
+            let line = line.trim_end().to_string();
+            if line == "ok" {
+                return data;
+            }
+            assert!(!line.starts_with("error "), "`{command}` -> {line}");
+            data.push(line);
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so that failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
 }
 
 /// Output as text.
