@@ -190,6 +190,38 @@ impl Main {
     fn tokens(&self) -> Vec<Token> {
         self.clone().tokens_mut().into_iter().map(|t| t.clone()).collect()
     }
+
+    /// The piece on `square` (`e4`), if any.
+    fn at(&self, square: &str) -> Option<Token> {
+        let (file, rank) = square.split_at(1);
+        let x = usize::from(file.as_bytes()[0] - b'a');
+        let row = self.ranks.len() - rank.parse::<usize>().unwrap();
+        let mut cells = self.ranks[row].iter().flat_map(|c| match c {
+            Cell::Empty(d) => vec![None; d.to_digit(10).unwrap() as usize],
+            Cell::Piece(t) => vec![Some(t.clone())],
+        });
+        cells.nth(x).flatten()
+    }
+}
+
+/// The square where `actor`'s pending `action` took an opponent's piece, read off the
+/// snapshot of the state before it: a move's target, or for `ep` the square just
+/// past the claimed one, where the piece that advanced two squares over it stands.
+/// Drops take nothing.
+fn pending_capture_square(before: &Main, actor: &str, action: &str) -> Option<String> {
+    if action.contains('@') {
+        return None;
+    }
+    let to = &action[2..4];
+    let square = if action.ends_with("ep") {
+        let rank: i32 = to[1..].parse().unwrap();
+        format!("{}{}", &to[..1], if actor == "w" { rank - 1 } else { rank + 1 })
+    } else {
+        to.to_string()
+    };
+    let piece = before.at(&square)?;
+    let white_owned = piece.letter.is_ascii_uppercase();
+    (white_owned != (actor == "w")).then_some(square)
 }
 
 /// A state string split into its position, its pending action and its snapshot.
@@ -315,6 +347,11 @@ fn expected_view(variant: u32, viewer_white: bool, state: &str) -> String {
             action.clone()
         };
         view.push_str(&format!(" | {actor} {shown}"));
+        // R-D10: what the action took is public.
+        let before = Main::parse(st.snapshot.as_deref().expect("a pending action has a snapshot"));
+        if let Some(square) = pending_capture_square(&before, actor, action) {
+            view.push_str(&format!(" capture {square}"));
+        }
     }
     view
 }
@@ -588,8 +625,8 @@ fn a_capture_reveals_its_type_only_once_it_stands() {
     assert_eq!(
         views(&*g),
         [
-            format!("{white_sees} play b X' - - - 3 - | w d4e5"),
-            format!("{black_sees} play b X' - - - 3 - | w d4e5")
+            format!("{white_sees} play b X' - - - 3 - | w d4e5 capture e5"),
+            format!("{black_sees} play b X' - - - 3 - | w d4e5 capture e5")
         ]
     );
     // A doubt that finds it correct makes it stand: White (only) sees it now.
@@ -645,7 +682,7 @@ fn a_king_capture_and_its_answer_reveal_nothing_else() {
     assert_eq!(to_black, ["move white e1e8 capture e8", "king-captured black"]);
     assert_eq!(
         g.view(seat(2)).text(),
-        "4X3/8/8/8/8/8/8/6X1 respond b X' - - - 1 - | w e1e8"
+        "4X3/8/8/8/8/8/8/6X1 respond b X' - - - 1 - | w e1e8 capture e8"
     );
     g.play(seat(2), "accept").unwrap();
     assert_eq!(g.view(seat(2)).text(), "4X3/8/8/8/8/8/8/6X1 won w X'^ - - - 2 -");

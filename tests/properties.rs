@@ -307,16 +307,7 @@ fn print_idt_view(pos: &referee::game::idoubtit::rules::Position, viewer: Side) 
     let sees = |p: &Piece, _pending: bool| {
         p.kind != Kind::Unknown && !(hidden_supply(p.owner) && *p == Piece::new(p.owner, Kind::Pawn))
     };
-    // The pending part is printed apart: a parsed view has no state before the action
-    // (the parser puts the view itself there), so the printer must not replay it.
-    let mut main = pos.clone();
-    let pending = main.pending.take();
-    let mut text = idt_state::print(&main, Lens::Seat(viewer, &sees));
-    if let Some(p) = pending {
-        let action = idt_state::public_action(&p.action, p.actor, viewer);
-        text.push_str(&format!(" | {} {action}", p.actor.letter()));
-    }
-    text
+    idt_state::print(pos, Lens::Seat(viewer, &sees))
 }
 
 /// The side the pending action of a parsed view was told to (a hidden promotion type

@@ -61,7 +61,8 @@ def square(text):  # 'e4' -> (4, 3)
 class View:
     """A parsed view (or state) line. `board` maps squares to pieces, each a tuple
     (owner 'w'/'b', type letter or 'X' if unseen, promoted); `benches` and
-    `supply` are keyed by 'w'/'b'; `pending` is (actor, action) or None."""
+    `supply` are keyed by 'w'/'b'; `pending` is (actor, action) or None, and
+    `pending_capture` whether that action took something."""
 
     def __init__(self, text):
         parts = text.split(" | ")  # a state's third part, the snapshot, is ignored
@@ -77,7 +78,10 @@ class View:
         self.benches = {"w": tokens(fields[3]), "b": tokens(fields[4])}
         self.supply = {"w": fields[5], "b": fields[6]}  # letters, '#n' or '-'
         self.ep = None if fields[8] == "-" else square(fields[8])
-        self.pending = tuple(parts[1].split()) if len(parts) > 1 else None
+        # The pending part: `<actor> <action>[ capture <square>]` in a view.
+        words = parts[1].split() if len(parts) > 1 else []
+        self.pending = tuple(words[:2]) if words else None
+        self.pending_capture = "capture" in words
 
     def rel(self, side, rank):
         """The rank counted from `side`'s own back rank (0 = its first rank)."""
@@ -250,11 +254,11 @@ def well_formed_actions(v, swapped):
 # ---------------------------------------------------------------------------
 
 
-def judge(v, captured):
+def judge(v):
     """Whether the opponent's pending action was incorrect (True), correct
-    (False), or we cannot tell (None), from the types we see. `captured` says
-    whether it took something (told by the `move ... capture <sq>` event)."""
+    (False), or we cannot tell (None), from the types we see."""
     actor, action = v.pending
+    captured = v.pending_capture
     if "@" in action:  # a drop: only shogi drops can be incorrect
         to = square(action.split("@")[1])
         _, kind, _ = v.board[to]
@@ -292,12 +296,12 @@ def choose_placement(v, swapped, rng, legal):
     return rng.choice(best or mine)
 
 
-def choose(v, swapped, captured, rng):
+def choose(v, swapped, rng):
     """The decision for a `go`, always one of the well-formed actions."""
     legal = well_formed_actions(v, swapped)
     if v.phase == "place":
         return choose_placement(v, swapped, rng, legal)
-    verdict = judge(v, captured) if v.pending and v.pending[0] != v.side else None
+    verdict = judge(v) if v.pending and v.pending[0] != v.side else None
     if v.phase == "respond":
         # Accepting loses; a doubt loses only if the capture was correct.
         return "accept" if verdict is False else "doubt"
@@ -330,7 +334,7 @@ def send(line):
 
 def play(rng):
     """Answers the referee's commands on stdin until `quit` or end of input."""
-    swapped, view, captured = False, None, False
+    swapped, view = False, None
     for raw in iter(sys.stdin.readline, ""):
         words = raw.split()
         if not words:
@@ -345,12 +349,10 @@ def play(rng):
         elif command == "newgame":
             options = dict(w.split("=", 1) for w in words[words.index("options") + 1:])
             swapped = int(options.get("variant", "0")) & 4 != 0
-        elif command == "event" and len(words) > 1 and words[1] in ("move", "drop"):
-            captured = "capture" in words  # remembered for the doubt decision
         elif command == "view":
             view = View(raw.split(None, 1)[1].strip())
         elif command == "go":
-            send("bestmove " + choose(view, swapped, captured, rng))
+            send("bestmove " + choose(view, swapped, rng))
         elif command == "gameover":
             sys.stderr.write("idoubtit_agent: " + raw)  # stderr is only logged
         elif command == "quit":

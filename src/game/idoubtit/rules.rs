@@ -132,7 +132,7 @@ impl Position {
         self.squares[sq.index(self.board())]
     }
 
-    fn put(&mut self, sq: Square, piece: Option<Piece>) {
+    pub(super) fn put(&mut self, sq: Square, piece: Option<Piece>) {
         let i = sq.index(self.board());
         self.squares[i] = piece;
     }
@@ -610,14 +610,18 @@ impl Position {
     /// Whether `action` of `side`, taken as declared, captures something (without
     /// making it).
     pub fn captures(&self, side: Side, action: &Action) -> bool {
-        match *action {
-            Action::Move { to, .. } => self.at(to).is_some_and(|p| p.owner != side),
-            Action::EnPassant { to, .. } => to
-                .offset(0, side.opponent().forward(), self.board())
-                .and_then(|sq| self.at(sq))
-                .is_some_and(|p| p.owner != side),
-            _ => false,
-        }
+        self.captured_square(side, action).is_some()
+    }
+
+    /// The square of the opponent's piece that `action` of `side` would take, if any
+    /// (for `ep`, the square of the piece that has just advanced two squares).
+    pub fn captured_square(&self, side: Side, action: &Action) -> Option<Square> {
+        let sq = match *action {
+            Action::Move { to, .. } => Some(to),
+            Action::EnPassant { to, .. } => to.offset(0, side.opponent().forward(), self.board()),
+            _ => None,
+        }?;
+        self.at(sq).is_some_and(|p| p.owner != side).then_some(sq)
     }
 
     /// Applies a well-formed move, en-passant claim or drop of `side` as declared,

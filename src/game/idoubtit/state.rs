@@ -151,7 +151,16 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
                 s.push_str(" | ");
                 s.push_str(&print(&p.before, Lens::All));
             }
-            Lens::Seat(viewer, _) => push_public_action(&mut s, &p.action, p.actor, viewer),
+            Lens::Seat(viewer, _) => {
+                push_public_action(&mut s, &p.action, p.actor, viewer);
+                // The board after the action no longer shows what it took, and a
+                // seat deciding whether to doubt needs to know (a pawn's diagonal
+                // step is correct only as a capture): the capture is public.
+                if let Some(sq) = p.before.captured_square(p.actor, &p.action) {
+                    s.push_str(" capture ");
+                    sq.push_to(&mut s);
+                }
+            }
         }
     }
     s
@@ -202,7 +211,18 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
                 .next()
                 .filter(|_| actor.len() == 1)
                 .and_then(Side::from_letter);
-            let action = parse_public_action(action, variant.board);
+            // A view tells the square the pending action captured on.
+            let (action, taken) = match action.split_once(" capture ") {
+                Some((action, square)) if view => {
+                    let taken = Square::parse(square, variant.board)
+                        .ok_or_else(|| format!("`{square}` is not a square"));
+                    match (parse_public_action(action, variant.board), taken) {
+                        (Ok(a), Ok(sq)) => (Ok(a), Some(sq)),
+                        (Err(e), _) | (_, Err(e)) => (Err(e), None),
+                    }
+                }
+                _ => (parse_public_action(action, variant.board), None),
+            };
             let before = match (snapshot, view) {
                 (Some(s), false) => parse_main(s, variant, false, &mut problems),
                 (None, true) => pos.clone(),
@@ -216,7 +236,12 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
                 }
             };
             match (actor, action, before, pos.as_mut()) {
-                (Some(actor), Ok(action), Some(before), Some(pos)) => {
+                (Some(actor), Ok(action), Some(mut before), Some(pos)) => {
+                    // A view has no state before the action: what it knows of it is
+                    // that an opponent's piece of unknown type stood where it took.
+                    if let Some(sq) = taken {
+                        before.put(sq, Some(Piece::new(actor.opponent(), Kind::Unknown)));
+                    }
                     // A won game has no pending action: the answer to it decided the game.
                     if matches!(pos.phase, Phase::Place | Phase::Won)
                         || (!view && before.phase != Phase::Play)
