@@ -725,6 +725,9 @@ fn bad_state_strings_are_refused_with_every_problem() {
             0,
             "rnbqkbnr/pppp1ppp/8/4p3/8/8/PPPPPPPP/RNBQKBNR play b - - - - 1 e6",
         ),
+        // R-D5: on the shogi board a captured piece unpromotes, so no bench holds a
+        // promoted one (dropping it would skip the pawn-drop checks).
+        (9, "4k4/9/9/9/9/9/2P6/9/4K4 play w +P' - - - 0 -"),
     ] {
         let err = GameId::IDoubtIt
             .create(&options(variant, &[]), Some(bad))

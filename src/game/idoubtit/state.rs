@@ -381,6 +381,10 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
                         if p.owner != side {
                             problems.push(format!("{side}'s bench holds a piece of the other side"));
                         }
+                        // R-D5: on the shogi board a captured piece unpromotes.
+                        if p.promoted {
+                            problems.push(format!("{side}'s bench holds a promoted piece (R-D5)"));
+                        }
                         pos.benches[side.index()].push(p);
                     }
                 }
