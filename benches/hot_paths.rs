@@ -118,6 +118,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
             .collect(),
         seed,
         time_control: Some("10+0.1".into()),
+        sandbox: None,
         start: "2025-01-01T00:00:00Z".into(),
     };
     w.write(&Line::Header(header)).unwrap();

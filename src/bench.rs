@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::agent::{AgentProcess, AgentSpec, Received};
+use crate::agent::{AgentProcess, AgentSpec, Isolation, Received};
 use crate::clock::TimeControl;
 use crate::game::{GameId, Options, Turn};
 use crate::record::{self, Durability};
@@ -972,5 +972,8 @@ fn bench_config(
         durability: Durability::Game,
         agent_cwd: AgentCwd::Inherit,
         opening: Vec::new(),
+        isolation: Isolation::NotIsolated("the bench's own agents".into()),
+        network: false,
+        hidden: Vec::new(),
     }
 }

@@ -16,7 +16,7 @@ use nix::fcntl::{Flock, FlockArg};
 use crate::game::{Game, GameId, Options, Played, Rejection, Seat, SeatEvent, Turn};
 use crate::record::{
     self, salted_digest, ActionLine, CommitLine, ForfeitLine, Header, Line, RecordWriter, Replay, ResultLine,
-    RevealLine, SeatEntry, FORMAT,
+    RevealLine,
 };
 
 /// Marks the start of a message, with the seat it is for (audit reads these).
@@ -248,24 +248,7 @@ pub fn new_game(
     writeln!(f, "{salt}")
         .and_then(|_| f.sync_all())
         .map_err(io(&salt_path))?;
-    let header = Header {
-        format: FORMAT,
-        referee: env!("CARGO_PKG_VERSION").to_string(),
-        game: id.to_string(),
-        options: g.options(),
-        state: None,
-        seats: Seat::all(g.seat_count())
-            .map(|seat| SeatEntry {
-                seat: seat.number(),
-                label: g.seat_label(seat),
-                name: names[seat.index()].clone(),
-                command: None,
-            })
-            .collect(),
-        seed: 0,
-        time_control: None,
-        start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-    };
+    let header = Header::new(g.as_ref(), None, 0, |seat| (names[seat.index()].clone(), None));
     rewrite(path, &header, &[])?;
     let open = Open::read(path)?;
     Seat::all(g.seat_count()).map(|s| message(&open, s, 1)).collect()

@@ -61,8 +61,48 @@ pub struct Header {
     /// Time control, as `--tc`/`--st` gave it, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<String>,
+    /// How the agents were isolated (`bubblewrap 0.8.0`, or `none (<why>)`), for
+    /// games played by agent processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     /// Wall-clock start time, RFC 3339 UTC.
     pub start: String,
+}
+
+impl Header {
+    /// The header of a game starting now: `game`'s id and options, `state` when it
+    /// does not start from the start position, and for each seat its label and the
+    /// name (and command, for an agent process) `seat` gives it. No clock and no
+    /// sandbox: a match sets those.
+    pub fn new(
+        game: &dyn Game,
+        state: Option<String>,
+        seed: u64,
+        seat: impl Fn(Seat) -> (String, Option<String>),
+    ) -> Header {
+        Header {
+            format: FORMAT,
+            referee: env!("CARGO_PKG_VERSION").to_string(),
+            game: game.id().to_string(),
+            options: game.options(),
+            state,
+            seats: Seat::all(game.seat_count())
+                .map(|s| {
+                    let (name, command) = seat(s);
+                    SeatEntry {
+                        seat: s.number(),
+                        label: game.seat_label(s),
+                        name,
+                        command,
+                    }
+                })
+                .collect(),
+            seed,
+            time_control: None,
+            sandbox: None,
+            start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        }
+    }
 }
 
 /// An accepted action.

@@ -93,8 +93,29 @@ const GAMES: [GameCase; 5] = [
 enum Expect {
     /// A forfeit of seat 1 with this reason.
     Forfeit(&'static str),
+    /// A forfeit of seat 1 whose reason depends on whether agents are sandboxed.
+    ForfeitSandboxed {
+        /// Without a sandbox.
+        plain: &'static str,
+        /// In a sandbox.
+        sandboxed: &'static str,
+    },
     /// No forfeit: the fault comes after the game is over.
     NoForfeit,
+}
+
+impl Expect {
+    /// The forfeit reason expected here and now (`None`: no forfeit). The tests run
+    /// with `--sandbox auto`: sandboxed wherever bubblewrap works.
+    fn reason(&self) -> Option<&'static str> {
+        match *self {
+            Expect::Forfeit(r) => Some(r),
+            Expect::ForfeitSandboxed { plain, sandboxed } => {
+                Some(if sandbox_available() { sandboxed } else { plain })
+            }
+            Expect::NoForfeit => None,
+        }
+    }
 }
 
 /// The numbers that make one case's processes its own.
@@ -200,15 +221,24 @@ const BOTS: [Bot; 17] = [
         fault: "closes stdout",
         script: "close_stdout.sh",
         args: sleep_arg,
-        expect: Expect::Forfeit("crash"),
-        deadline_fault: false,
+        // In a sandbox, bubblewrap holds the pipe open too: the bot is silent until
+        // its time runs out (protocol.md §1.5).
+        expect: Expect::ForfeitSandboxed {
+            plain: "crash",
+            sandboxed: "timeout",
+        },
+        deadline_fault: true,
     },
     Bot {
         fault: "closes stdin",
         script: "close_stdin.sh",
         args: sleep_arg,
-        expect: Expect::Forfeit("crash"),
-        deadline_fault: false,
+        // As for stdout: in a sandbox the pipe stays open, the bot silent.
+        expect: Expect::ForfeitSandboxed {
+            plain: "crash",
+            sandboxed: "timeout",
+        },
+        deadline_fault: true,
     },
     Bot {
         fault: "ignores quit+TERM",
@@ -444,13 +474,13 @@ fn check_record(record: &Path, expect: Expect, g: &GameCase, problems: &mut Vec<
         problems.push("the record has no result line".into());
         return seen;
     };
-    match expect {
-        Expect::NoForfeit => {
+    match expect.reason() {
+        None => {
             if !forfeits.is_empty() {
                 problems.push(format!("unexpected forfeit: {:?}", forfeits[0].1));
             }
         }
-        Expect::Forfeit(reason) => {
+        Some(reason) => {
             if forfeits.len() != 1 || forfeits[0].1["seat"] != 1 || seen != reason {
                 problems.push(format!(
                     "want one forfeit of seat 1 for {reason}, got {forfeits:?}"
@@ -517,10 +547,7 @@ fn every_hostile_bot_in_every_game_forfeits_cleanly() {
     }
     table.push('\n');
     for (b, bot) in BOTS.iter().enumerate() {
-        let want = match bot.expect {
-            Expect::Forfeit(r) => r,
-            Expect::NoForfeit => "-",
-        };
+        let want = bot.expect.reason().unwrap_or("-");
         let _ = write!(table, "{:<20} {want:<9}", bot.fault);
         for g in 0..GAMES.len() {
             let o = &outcomes[b * GAMES.len() + g];
@@ -615,18 +642,15 @@ fn seat1_stderr(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_bot_sees_only_path_and_the_variables_it_is_given() {
-    let dir = TempDir::new().unwrap();
-    let tag = "hostile-tag-env";
+/// Runs `inspect_env.sh` as seat 1 with `--env GREETING=…` and `extra`, from a
+/// referee whose own environment holds a secret; returns what the bot wrote.
+fn inspect_env(dir: &Path, tag: &str, extra: &[&str]) -> Vec<String> {
     let agent = sh_command("inspect_env.sh", &[tag.to_string()]);
-    let args = telka_against_greedy(
-        dir.path(),
-        &agent,
-        &["--log-dir", "logs", "--env", "GREETING=hello there"],
-    );
+    let mut flags = vec!["--log-dir", "logs", "--env", "GREETING=hello there"];
+    flags.extend(extra);
+    let args = telka_against_greedy(dir, &agent, &flags);
     let mut cmd = Command::new(exe());
-    cmd.current_dir(dir.path())
+    cmd.current_dir(dir)
         .args(&args)
         .env("HOME", "/home/nobody-here")
         .env("REFEREE_ONLY_SECRET", "must-not-leak")
@@ -634,25 +658,75 @@ fn a_bot_sees_only_path_and_the_variables_it_is_given() {
         .stderr(Stdio::piped());
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let lines = seat1_stderr(dir.path());
+    assert_no_process_left(&[tag]);
+    seat1_stderr(dir)
+}
+
+/// The `env` lines of [`inspect_env`], sorted.
+fn env_of(lines: &[String]) -> Vec<&str> {
     let mut env: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("env ")).collect();
     env.sort_unstable();
+    env
+}
+
+/// The `cwd` line of [`inspect_env`].
+fn cwd_of(lines: &[String]) -> &str {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix("cwd "))
+        .expect("a cwd line")
+}
+
+#[test]
+fn a_bot_sees_only_path_and_the_variables_it_is_given() {
+    let dir = TempDir::new().unwrap();
+    let lines = inspect_env(dir.path(), "hostile-tag-env", &["--sandbox", "none"]);
     let path = std::env::var("PATH").unwrap();
     assert_eq!(
-        env,
+        env_of(&lines),
         ["GREETING=hello there".to_string(), format!("PATH={path}")],
         "{lines:?}"
     );
+    // It started in a private directory of its own: not the referee's, and not in the
+    // log directory beside every seat's transcript; it is gone after the match.
+    let cwd = Path::new(cwd_of(&lines));
+    assert_ne!(cwd, dir.path().canonicalize().unwrap());
+    assert!(
+        !cwd.starts_with(dir.path().canonicalize().unwrap()),
+        "{}",
+        cwd.display()
+    );
+    assert!(
+        !cwd.exists(),
+        "the private directory is removed: {}",
+        cwd.display()
+    );
+}
 
-    // It started in its own private directory, not in the referee's.
-    let cwd = lines
-        .iter()
-        .find_map(|l| l.strip_prefix("cwd "))
-        .expect("a cwd line");
-    let private = dir.path().join("logs/seat1.cwd").canonicalize().unwrap();
-    assert_eq!(Path::new(cwd), private);
-    assert_ne!(Path::new(cwd), dir.path().canonicalize().unwrap());
-    assert_no_process_left(&[tag]);
+#[test]
+fn a_sandboxed_bot_sees_only_path_its_variables_and_a_private_directory() {
+    if !sandbox_available() {
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let lines = inspect_env(dir.path(), "hostile-tag-env-sandbox", &["--sandbox", "require"]);
+    let path = std::env::var("PATH").unwrap();
+    // bubblewrap also says where the agent starts (PWD), and nothing else.
+    assert_eq!(
+        env_of(&lines),
+        [
+            "GREETING=hello there".to_string(),
+            format!("PATH={path}"),
+            "PWD=/agent".to_string()
+        ],
+        "{lines:?}"
+    );
+    assert_eq!(cwd_of(&lines), "/agent");
+    let header = &record_lines(&dir.path().join("r.jsonl"))[0];
+    assert!(
+        header["sandbox"].as_str().unwrap().starts_with("bubblewrap"),
+        "{header}"
+    );
 }
 
 #[test]
@@ -662,7 +736,7 @@ fn a_bot_starts_in_the_referees_directory_only_with_agent_cwd_inherit() {
     let args = telka_against_greedy(
         dir.path(),
         &agent,
-        &["--log-dir", "logs", "--agent-cwd", "inherit"],
+        &["--log-dir", "logs", "--agent-cwd", "inherit", "--sandbox", "none"],
     );
     let run = run_referee(dir.path(), &args);
     seat1_forfeit(dir.path(), &run);
@@ -838,12 +912,12 @@ fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
             .expect("every entrant is in the table");
         let count = |key: &str| s[key].as_u64().unwrap();
         let forfeits = count("timeouts") + count("crashes") + count("illegal") + count("protocol");
-        match b.expect {
-            Expect::NoForfeit => assert_eq!(forfeits, 0, "{}: {s}", b.fault),
+        match b.expect.reason() {
+            None => assert_eq!(forfeits, 0, "{}: {s}", b.fault),
             // Seated second, the other seat's action may be its own: at least the
             // game where it is seat 1 is forfeited.
-            Expect::Forfeit("illegal") => assert!(count("illegal") >= 1, "{}: {s}", b.fault),
-            Expect::Forfeit(kind) => {
+            Some("illegal") => assert!(count("illegal") >= 1, "{}: {s}", b.fault),
+            Some(kind) => {
                 let key = match kind {
                     "timeout" => "timeouts",
                     "crash" => "crashes",

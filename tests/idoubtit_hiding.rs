@@ -191,6 +191,15 @@ impl Main {
         self.clone().tokens_mut().into_iter().map(|t| t.clone()).collect()
     }
 
+    /// How many of [`Main::tokens`] stand on the board (the rest are on benches).
+    fn board_token_count(&self) -> usize {
+        self.ranks
+            .iter()
+            .flatten()
+            .filter(|c| matches!(c, Cell::Piece(_)))
+            .count()
+    }
+
     /// The piece on `square` (`e4`), if any.
     fn at(&self, square: &str) -> Option<Token> {
         let (file, rank) = square.split_at(1);
@@ -397,6 +406,7 @@ fn random_kind(variant: u32, rng: &mut Rng) -> (bool, char) {
 /// types, or (with `anything`) arbitrary types. Returns how many tokens were hidden.
 fn scramble_hidden(variant: u32, main: &mut Main, view: &Main, anything: bool, rng: &mut Rng) -> usize {
     let shown = view.tokens();
+    let on_board = main.board_token_count();
     let mut tokens = main.tokens_mut();
     assert_eq!(tokens.len(), shown.len(), "the view shows every piece");
     let hidden: Vec<usize> = (0..shown.len()).filter(|&i| shown[i].hidden()).collect();
@@ -404,8 +414,13 @@ fn scramble_hidden(variant: u32, main: &mut Main, view: &Main, anything: bool, r
         .iter()
         .map(|&i| (tokens[i].promoted, tokens[i].letter.to_ascii_uppercase()))
         .collect();
-    for i in (1..kinds.len()).rev() {
-        kinds.swap(i, rng.below(i + 1));
+    // Types are swapped among the board's hidden pieces, and among the benches': a
+    // promoted piece never reaches a shogi bench (R-D5), which the parser refuses.
+    let split = hidden.iter().filter(|&&i| i < on_board).count();
+    for range in [0..split, split..kinds.len()] {
+        for i in range.clone().skip(1).rev() {
+            kinds.swap(i, range.start + rng.below(i - range.start + 1));
+        }
     }
     for (n, &i) in hidden.iter().enumerate() {
         let (promoted, upper) = if anything {

@@ -1162,6 +1162,7 @@ fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<u8>,
             .collect(),
         seed,
         time_control: controls[rng.below(controls.len())].map(str::to_string),
+        sandbox: (rng.below(2) == 0).then(|| "bubblewrap 0.8.0".into()),
         start: "2025-01-01T00:00:00Z".into(),
     };
     let mut bytes = Vec::new();

@@ -762,6 +762,9 @@ fn entrant_options_reach_the_agent_as_setoption() {
         "builtin:greedy",
         "--games",
         "2",
+        // The bot writes its log outside: a sandbox would (rightly) not let it.
+        "--sandbox",
+        "none",
     ]);
     let summary = parse(&tournament(tmp.path(), "t", &args));
     assert_eq!(standing(&summary, "logger")["games"], 2);

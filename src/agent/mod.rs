@@ -13,6 +13,7 @@
 mod lines;
 mod process;
 mod registry;
+mod sandbox;
 
 use std::io;
 use std::path::PathBuf;
@@ -21,6 +22,9 @@ use std::time::Duration;
 pub use lines::WATCH_MAX;
 pub use process::{AgentProcess, Idle, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
+pub use sandbox::{
+    detect as detect_sandbox, Bubblewrap, Isolation, Sandbox, SandboxMode, SandboxUnavailable, PRIVATE_CWD,
+};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.
 ///
@@ -49,6 +53,9 @@ pub struct AgentSpec {
     pub env: Vec<(String, String)>,
     /// Resource limits, inherited by everything the agent starts.
     pub limits: Limits,
+    /// The sandbox the agent runs in (its working directory is then the sandbox's,
+    /// and `working_dir` is not used); a plain process when `None`.
+    pub sandbox: Option<Sandbox>,
 }
 
 /// Resource limits for an agent (`setrlimit`, applied in the child before `exec`).
@@ -72,6 +79,7 @@ impl AgentSpec {
                 .map(|p| vec![("PATH".to_string(), p)])
                 .unwrap_or_default(),
             limits: Limits::default(),
+            sandbox: None,
         }
     }
 }

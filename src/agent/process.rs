@@ -114,7 +114,7 @@ impl AgentProcess {
         let Some((program, args)) = argv.split_first() else {
             return Err(AgentError::BadCommand("the command is empty".to_string()));
         };
-        if let Some(dir) = &spec.working_dir {
+        if let Some(dir) = spec.working_dir.as_ref().filter(|_| spec.sandbox.is_none()) {
             check_dir(dir).map_err(|source| AgentError::WorkingDir {
                 path: dir.clone(),
                 source,
@@ -130,24 +130,48 @@ impl AgentProcess {
             )?),
         };
 
-        let mut command = Command::new(program);
+        let mut command = match &spec.sandbox {
+            Some(sandbox) => {
+                let path = spec
+                    .env
+                    .iter()
+                    .find(|(k, _)| k == "PATH")
+                    .map_or("", |(_, v)| v.as_str());
+                super::sandbox::check_program(program, path).map_err(|source| AgentError::Spawn {
+                    command: spec.command.clone(),
+                    source,
+                })?;
+                let mut command = Command::new(sandbox.program());
+                // The sandbox sets the agent's directory; bubblewrap itself holds none.
+                command.args(sandbox.argv(&argv, path)).current_dir("/");
+                command
+            }
+            None => {
+                let mut command = Command::new(program);
+                command.args(args);
+                if let Some(dir) = &spec.working_dir {
+                    command.current_dir(dir);
+                }
+                command
+            }
+        };
         command
-            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if let Some(dir) = &spec.working_dir {
-            command.current_dir(dir);
-        }
         // Least privilege: nothing of the referee's environment leaks to a bot.
         command.env_clear().envs(spec.env.iter().map(|(k, v)| (k, v)));
         let limits = spec.limits;
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe calls are allowed; prctl and setrlimit are plain system
         // calls, and the closure allocates nothing.
+        // A sandbox ties itself to the referee (`--die-with-parent`); a signal set
+        // here as well could kill bubblewrap between creating the sandbox and
+        // releasing it, leaving the sandbox's first process blocked for ever.
+        let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
         unsafe {
-            command.pre_exec(move || restrict(limits));
+            command.pre_exec(move || restrict(limits, referee));
         }
         become_subreaper();
         seal_inherited_fds();
@@ -437,14 +461,23 @@ fn check_dir(dir: &std::path::Path) -> io::Result<()> {
     }
 }
 
-/// In the child before `exec`: die with the referee (Linux), and apply the limits.
+/// In the child before `exec`: die with the `referee` (Linux; `None` for a sandbox,
+/// which does it itself), and apply the limits.
 ///
 /// The parent-death signal fires when the thread that spawned the agent ends, so
-/// agents are spawned by threads that outlive them (the match loop's).
-fn restrict(limits: super::Limits) -> io::Result<()> {
+/// agents are spawned by threads that outlive them (the match loop's). A referee
+/// that died between the fork and the `prctl` would never send it: then the parent
+/// is no longer `referee`, and the agent must not start at all (ESRCH: no allocation
+/// between fork and exec).
+fn restrict(limits: super::Limits, referee: Option<nix::unistd::Pid>) -> io::Result<()> {
     use nix::sys::resource::{setrlimit, Resource};
     #[cfg(target_os = "linux")]
-    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
+    if let Some(referee) = referee {
+        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
+        if nix::unistd::getppid() != referee {
+            return Err(io::Error::from(nix::errno::Errno::ESRCH));
+        }
+    }
     if let Some(bytes) = limits.memory_bytes {
         setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(io::Error::from)?;
     }

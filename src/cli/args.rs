@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::Failure;
-use crate::agent::Limits;
+use crate::agent::{Isolation, Limits, SandboxMode};
 use crate::builtin::Strategy;
 use crate::clock::TimeControl;
 use crate::game::GameId;
@@ -123,6 +123,13 @@ pub struct AgentArgs {
     /// value; repeatable. Agents get nothing else but PATH.
     #[arg(long = "env", value_name = "KEY[=VALUE]", value_parser = env_var)]
     env: Vec<(String, String)>,
+    /// Isolate every agent in a sandbox (bubblewrap): auto uses it where the machine
+    /// supports it and says so when it does not; require refuses to start without it.
+    #[arg(long, value_enum, default_value = "auto")]
+    sandbox: SandboxMode,
+    /// Let sandboxed agents use the network (by default they have none).
+    #[arg(long)]
+    allow_network: bool,
 }
 
 impl AgentArgs {
@@ -142,6 +149,21 @@ impl AgentArgs {
             memory_bytes: self.max_memory.map(|mib| mib.saturating_mul(1 << 20)),
             cpu_seconds: self.max_cpu,
         }
+    }
+
+    /// How agents are isolated under `--sandbox`; with `auto` on a machine without the
+    /// sandbox, one line on stderr says that the bots are not isolated.
+    pub fn isolation(&self) -> Result<Isolation, Failure> {
+        let isolation = crate::agent::detect_sandbox(self.sandbox).map_err(Failure::usage)?;
+        if let (Isolation::NotIsolated(why), SandboxMode::Auto) = (&isolation, self.sandbox) {
+            eprintln!("referee: warning: the bots are not isolated from the referee, its files or each other: {why} (--sandbox none silences this)");
+        }
+        Ok(isolation)
+    }
+
+    /// Whether sandboxed agents keep the network.
+    pub fn network(&self) -> bool {
+        self.allow_network
     }
 
     /// The environment agents get: `PATH`, then every `--env` in order (a later one

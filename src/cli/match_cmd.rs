@@ -185,6 +185,9 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         durability: args.fsync,
         agent_cwd,
         opening: Vec::new(),
+        isolation: args.agent.isolation()?,
+        network: args.agent.network(),
+        hidden: Vec::new(),
     })
 }
 

@@ -142,6 +142,8 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         limits: args.agent.limits(),
         exe: shell_words::quote(&exe.to_string_lossy()).into_owned(),
         durability: Durability::Game,
+        isolation: args.agent.isolation()?,
+        network: args.agent.network(),
     };
     super::match_cmd::watch_interrupt()?;
     let tty = std::io::stderr().is_terminal();

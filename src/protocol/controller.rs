@@ -6,9 +6,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::game::{ForfeitKind, Game, GameId, Options, Rejection, Seat, SetupError, Turn};
-use crate::record::{
-    self, ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT,
-};
+use crate::record::{self, ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine};
 
 /// The kinds of `error` answers; harnesses branch on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -393,24 +391,7 @@ fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), CommandError> {
 
 /// The header of a game driven by the controller: no agents, no clock.
 fn controller_header(game: &dyn Game, state: Option<String>) -> Header {
-    Header {
-        format: FORMAT,
-        referee: env!("CARGO_PKG_VERSION").to_string(),
-        game: game.id().to_string(),
-        options: game.options(),
-        state,
-        seats: Seat::all(game.seat_count())
-            .map(|seat| SeatEntry {
-                seat: seat.number(),
-                label: game.seat_label(seat),
-                name: "controller".to_string(),
-                command: None,
-            })
-            .collect(),
-        seed: 0,
-        time_control: None,
-        start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-    }
+    Header::new(game, state, 0, |_| ("controller".to_string(), None))
 }
 
 /// Writes a whole record to a temporary file beside `path`, then renames it over

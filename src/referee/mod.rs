@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentSpec, Idle, WATCH_MAX};
+use crate::agent::{AgentError, AgentSpec, Idle, Isolation, Sandbox, WATCH_MAX};
 use crate::clock::{SeatClock, TimeControl};
 use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
 use crate::record::{
-    self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry, FORMAT,
+    self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry,
 };
 use session::{Failure, Session};
 
@@ -94,14 +94,21 @@ pub struct MatchConfig {
     pub agent_cwd: AgentCwd,
     /// Actions the referee plays before the agents take over (a random opening).
     pub opening: Vec<String>,
+    /// How agents are isolated.
+    pub isolation: Isolation,
+    /// Whether sandboxed agents keep the network.
+    pub network: bool,
+    /// Directories agents must not see besides the record's and the log directory
+    /// (a tournament's output).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The working directory agents start in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AgentCwd {
-    /// A fresh directory per agent (`<log-dir>/seat<N>.cwd`, or a temporary one that
-    /// is removed afterwards); arguments naming existing relative paths are made
-    /// absolute first, so `python3 bot.py` still finds `bot.py`.
+    /// A fresh directory per agent (in a sandbox a private tmpfs, otherwise a
+    /// temporary directory removed afterwards); arguments naming existing relative
+    /// paths are made absolute first, so `python3 bot.py` still finds `bot.py`.
     Private,
     /// The referee's own working directory.
     Inherit,
@@ -132,27 +139,45 @@ fn absolutize(command: &str) -> String {
     shell_words::join(words)
 }
 
-/// Prepares the working directory of seat `seat`'s agent; returns a temporary
-/// directory to remove after the match, if one was made.
+/// Prepares where seat `seat`'s agent runs: its sandbox, if agents are isolated, and
+/// its working directory. Returns a temporary directory to remove after the match,
+/// if one was made.
 fn place_agent(spec: &mut AgentSpec, config: &MatchConfig, seat: Seat) -> std::io::Result<Option<PathBuf>> {
-    match &config.agent_cwd {
+    // An agent that names its own directory (a tournament entrant's `dir=`) keeps it.
+    let agent_cwd = match spec.working_dir.take() {
+        Some(dir) => AgentCwd::Dir(dir),
+        None => config.agent_cwd.clone(),
+    };
+    if let Isolation::Sandboxed(bubblewrap) = &config.isolation {
+        // Relative paths are made absolute so that the sandbox can show them.
+        spec.command = absolutize(&spec.command);
+        let cwd = match &agent_cwd {
+            AgentCwd::Private => None,
+            AgentCwd::Inherit => Some(std::env::current_dir()?),
+            AgentCwd::Dir(dir) => Some(dir.clone()),
+        };
+        spec.sandbox = Some(Sandbox::new(
+            bubblewrap.clone(),
+            hidden_dirs(config)?,
+            config.network,
+            cwd,
+        ));
+        return Ok(None);
+    }
+    match &agent_cwd {
         AgentCwd::Inherit => Ok(None),
         AgentCwd::Dir(dir) => {
             spec.working_dir = Some(dir.clone());
             Ok(None)
         }
         AgentCwd::Private => {
-            let (dir, temporary) = match &config.log_dir {
-                Some(log) => (log.join(format!("seat{seat}.cwd")), false),
-                None => {
-                    let nanos = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map(|d| d.subsec_nanos())
-                        .unwrap_or(0);
-                    let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
-                    (std::env::temp_dir().join(name), true)
-                }
-            };
+            // Never under the log directory: the transcripts there are every seat's.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
+            let dir = std::env::temp_dir().join(name);
             std::fs::create_dir_all(&dir)?;
             #[cfg(unix)]
             {
@@ -161,9 +186,27 @@ fn place_agent(spec: &mut AgentSpec, config: &MatchConfig, seat: Seat) -> std::i
             }
             spec.command = absolutize(&spec.command);
             spec.working_dir = Some(dir.clone());
-            Ok(temporary.then_some(dir))
+            Ok(Some(dir))
         }
     }
+}
+
+/// The directories no agent of this match may see: the record's, the log
+/// directory, and the configuration's others. They are made now if missing, so that
+/// the sandbox can cover them before anything is written there.
+fn hidden_dirs(config: &MatchConfig) -> std::io::Result<Vec<PathBuf>> {
+    let record_dir = config
+        .record
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut hidden = vec![record_dir.to_path_buf()];
+    hidden.extend(config.log_dir.iter().cloned());
+    hidden.extend(config.hidden.iter().cloned());
+    for dir in &hidden {
+        std::fs::create_dir_all(dir)?;
+    }
+    Ok(hidden)
 }
 
 /// What a match reports as it goes.
@@ -415,35 +458,26 @@ impl Table<'_> {
         self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
         let seats: Vec<SeatEntry> = match &self.resumed {
             Some(replay) => replay.header.seats.clone(),
-            None => Seat::all(self.game.seat_count())
-                .map(|seat| SeatEntry {
-                    seat: seat.number(),
-                    label: self.game.seat_label(seat),
-                    name: self.sessions[seat.index()]
-                        .as_ref()
-                        .and_then(|s| s.name())
-                        .map(str::to_string)
-                        .unwrap_or_else(|| config.agents[seat.index()].spec.command.clone()),
-                    command: Some(config.agents[seat.index()].spec.command.clone()),
-                })
-                .collect(),
+            None => {
+                let mut header = Header::new(self.game.as_ref(), config.state.clone(), config.seed, |seat| {
+                    let command = config.agents[seat.index()].spec.command.clone();
+                    let name = self.sessions[seat.index()].as_ref().and_then(|s| s.name());
+                    (
+                        name.map_or_else(|| command.clone(), str::to_string),
+                        Some(command),
+                    )
+                });
+                header.time_control = Some(config.control.to_string());
+                header.sandbox = Some(config.isolation.describe());
+                let seats = header.seats.clone();
+                stop_if_interrupted()?;
+                self.write(&Line::Header(header))?;
+                seats
+            }
         };
         stop_if_interrupted()?;
-        if self.resumed.is_none() {
-            self.write(&Line::Header(Header {
-                format: FORMAT,
-                referee: env!("CARGO_PKG_VERSION").to_string(),
-                game: config.game.to_string(),
-                options: self.game.options(),
-                state: config.state.clone(),
-                seats: seats.clone(),
-                seed: config.seed,
-                time_control: Some(config.control.to_string()),
-                start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            }))?;
-            if config.durability != Durability::Never {
-                self.record.as_mut().expect("the header is written").sync()?;
-            }
+        if self.resumed.is_none() && config.durability != Durability::Never {
+            self.record.as_mut().expect("the header is written").sync()?;
         }
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;

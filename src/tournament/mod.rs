@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{AgentSpec, Limits};
+use crate::agent::{AgentSpec, Isolation, Limits};
 use crate::clock::TimeControl;
 use crate::game::{ForfeitKind, GameId, Options, Turn};
 use crate::record::{self, Durability, Line};
@@ -104,6 +104,10 @@ pub struct RunOptions {
     pub exe: String,
     /// Record durability.
     pub durability: Durability,
+    /// How agents are isolated.
+    pub isolation: Isolation,
+    /// Whether sandboxed agents keep the network.
+    pub network: bool,
 }
 
 /// The outcome of one finished game, as read back from its record.
@@ -500,6 +504,9 @@ fn play_one(def: &Definition, opts: &RunOptions, game: &Scheduled) -> Result<Gam
         durability: opts.durability,
         agent_cwd: AgentCwd::Private,
         opening: def.opening(game.opening_seed)?,
+        isolation: opts.isolation.clone(),
+        network: opts.network,
+        hidden: vec![opts.out.clone()],
     };
     play_match(&config, &mut |_| {}).map_err(|source| TournamentError::Game {
         index: game.index,

@@ -253,3 +253,28 @@ pub fn assert_no_process_left(patterns: &[&str]) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Whether agents are sandboxed on this machine (bubblewrap works here); prints why a
+/// test of the sandbox is skipped when not. `.ci/run` installs bubblewrap, so in CI
+/// these tests run.
+pub fn sandbox_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let result = AVAILABLE.get_or_init(|| {
+        let out = StdCommand::new("bwrap")
+            .args(["--ro-bind", "/", "/", "--unshare-all", "--", "true"])
+            .output()
+            .map_err(|e| format!("bwrap cannot be run: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("bwrap fails here: {}", text(&out.stderr).trim()))
+        }
+    });
+    match result {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("note: skipping a sandbox test: {why} (install bubblewrap)");
+            false
+        }
+    }
+}

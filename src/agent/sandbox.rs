@@ -1,0 +1,444 @@
+//! Isolation of agents from the referee, from its files and from each other, with
+//! bubblewrap (`bwrap`, the sandbox Flatpak uses) rather than a hand-made imitation.
+//!
+//! What each layer stops (README §Security has the whole threat model):
+//! * a new **user namespace**, a non-root uid, every capability dropped and no nested
+//!   user namespaces: nothing the agent runs can mount, trace or gain privileges;
+//! * a new **PID namespace** with a fresh `/proc`: the agent sees only its own
+//!   processes, so it cannot read the referee's open files (`/proc/<pid>/fd`) or
+//!   command line, write into another agent's pipes, or signal anyone outside; when
+//!   the sandbox's first process dies (`--die-with-parent`: with the referee too), the
+//!   kernel kills everything left in the namespace, whatever process group, session
+//!   or signal disposition it chose;
+//! * a new **mount namespace**: the system directories, the agent's `PATH` and the
+//!   files its command names, read-only; a private `/tmp` and working directory
+//!   (size-limited tmpfs); never the records, logs or tournament output (they are
+//!   covered by an empty tmpfs wherever a bound directory would show them);
+//! * new **network, IPC and UTS** namespaces: no network (only its own loopback,
+//!   unless `--allow-network`), no shared memory or message queues with other agents;
+//! * a **new session**: no controlling terminal to inject keystrokes into.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, OnceLock};
+
+/// Whether agents run sandboxed (`--sandbox`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxMode {
+    /// The sandbox when this machine supports it; otherwise say so and run without.
+    #[default]
+    Auto,
+    /// The sandbox, or refuse to start.
+    Require,
+    /// No sandbox: agents are plain processes of the referee's user.
+    None,
+}
+
+/// Bytes of each private tmpfs (`/tmp` and the working directory): enough for any
+/// bot's scratch files, small enough that a bot cannot fill the machine's memory.
+const TMPFS_BYTES: u64 = 256 << 20;
+
+/// Where a sandboxed agent starts, unless told to start in a directory of its own.
+pub const PRIVATE_CWD: &str = "/agent";
+
+/// The uid and gid an agent runs as inside its sandbox (`nobody`).
+const SANDBOX_ID: &str = "65534";
+
+/// Directories every agent sees read-only, when they exist. `/home`, `/root`, `/tmp`,
+/// `/run`, `/var`, `/mnt` and `/media` are not among them: that is where users keep
+/// their files, and records.
+const SYSTEM_DIRS: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
+/// A working bubblewrap on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bubblewrap {
+    /// The `bwrap` executable.
+    path: PathBuf,
+    /// What `bwrap --version` said, for the record header.
+    version: String,
+    /// Whether it can make user namespaces here (if not, it runs privileged with
+    /// every capability dropped; see [`detect`]).
+    user_namespace: bool,
+}
+
+impl Bubblewrap {
+    /// `bubblewrap 0.8.0`, as the record header names it.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+}
+
+/// How the agents of this referee are isolated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// Each agent in a sandbox of its own.
+    Sandboxed(Arc<Bubblewrap>),
+    /// Plain processes; the text says why (`--sandbox none`, or what is missing).
+    NotIsolated(String),
+}
+
+impl Isolation {
+    /// The header's `sandbox` member: `bubblewrap 0.8.0`, or `none (<why>)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Isolation::Sandboxed(b) => b.version.clone(),
+            Isolation::NotIsolated(why) => format!("none ({why})"),
+        }
+    }
+}
+
+/// Why `--sandbox require` cannot be met.
+#[derive(Debug, thiserror::Error)]
+#[error("--sandbox require: {0}")]
+pub struct SandboxUnavailable(String);
+
+/// Decides how agents are isolated under `mode`. The machine is probed once per
+/// process (a sandbox that runs `true`), so a tournament pays for it once.
+pub fn detect(mode: SandboxMode) -> Result<Isolation, SandboxUnavailable> {
+    static PROBED: OnceLock<Result<Arc<Bubblewrap>, String>> = OnceLock::new();
+    if mode == SandboxMode::None {
+        return Ok(Isolation::NotIsolated("--sandbox none".into()));
+    }
+    match (PROBED.get_or_init(probe), mode) {
+        (Ok(b), _) => Ok(Isolation::Sandboxed(b.clone())),
+        (Err(why), SandboxMode::Require) => Err(SandboxUnavailable(why.clone())),
+        (Err(why), _) => Ok(Isolation::NotIsolated(why.clone())),
+    }
+}
+
+/// Finds `bwrap` and checks that it can build the sandbox agents get, first with a
+/// user namespace, then (where the kernel forbids those, and the referee runs as
+/// root) without one.
+fn probe() -> Result<Arc<Bubblewrap>, String> {
+    let path = find_program("bwrap").ok_or("bubblewrap (bwrap) is not installed")?;
+    let version = Command::new(&path)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "bubblewrap".into());
+    let mut last = String::new();
+    for user_namespace in [true, false] {
+        let bwrap = Bubblewrap {
+            path: path.clone(),
+            version: version.clone(),
+            user_namespace,
+        };
+        let sandbox = Sandbox::new(Arc::new(bwrap.clone()), Vec::new(), false, None);
+        let path_env = std::env::var("PATH").unwrap_or_default();
+        let argv = sandbox.argv(&["true".to_string()], &path_env);
+        let out = Command::new(&path)
+            .args(&argv)
+            .env_clear()
+            .env("PATH", &path_env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => return Ok(Arc::new(bwrap)),
+            Ok(o) => {
+                last = String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+            }
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(format!("bubblewrap cannot create a sandbox here: {last}"))
+}
+
+/// The first executable `name` on the referee's `PATH`.
+fn find_program(name: &str) -> Option<PathBuf> {
+    find_in(name, &std::env::var_os("PATH")?)
+}
+
+/// The first executable `name` on `path` (a `PATH` value).
+fn find_in(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|p| executable(p))
+}
+
+/// Whether `path` is an executable file.
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Checks, before a sandbox is built around it, that `program` can be run: inside,
+/// a missing program would look like an agent that crashed at once, not like the
+/// bad command line it is.
+pub fn check_program(program: &str, path_env: &str) -> std::io::Result<()> {
+    let found = if program.contains('/') {
+        executable(Path::new(program))
+    } else {
+        find_in(program, std::ffi::OsStr::new(path_env)).is_some()
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(std::io::Error::from(nix::errno::Errno::ENOENT))
+    }
+}
+
+/// The sandbox of one agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sandbox {
+    bubblewrap: Arc<Bubblewrap>,
+    /// Directories no agent may see: records, logs, tournament output.
+    hidden: Vec<PathBuf>,
+    /// Whether the agent keeps the machine's network.
+    network: bool,
+    /// The directory the agent starts in, read-only; a private tmpfs when `None`.
+    cwd: Option<PathBuf>,
+}
+
+impl Sandbox {
+    /// A sandbox hiding `hidden`, with or without the network, starting in `cwd`
+    /// (read-only) or in a private working directory.
+    pub fn new(
+        bubblewrap: Arc<Bubblewrap>,
+        hidden: Vec<PathBuf>,
+        network: bool,
+        cwd: Option<PathBuf>,
+    ) -> Sandbox {
+        Sandbox {
+            bubblewrap,
+            hidden: hidden.iter().map(|p| absolute(p)).collect(),
+            network,
+            cwd: cwd.map(|c| absolute(&c)),
+        }
+    }
+
+    /// The `bwrap` executable to run instead of the agent.
+    pub fn program(&self) -> &Path {
+        &self.bubblewrap.path
+    }
+
+    /// The arguments of `bwrap` that run `command` (the agent's words) in the
+    /// sandbox, with `path_env` the agent's `PATH`. The order matters: later mounts
+    /// cover earlier ones, so hidden directories are covered after everything that
+    /// could show them, and the agent's own files are bound again after that.
+    pub fn argv(&self, command: &[String], path_env: &str) -> Vec<OsString> {
+        let mut a = Args::default();
+        a.flags(&[
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+        ]);
+        if self.bubblewrap.user_namespace {
+            a.flags(&[
+                "--unshare-user",
+                "--uid",
+                SANDBOX_ID,
+                "--gid",
+                SANDBOX_ID,
+                "--disable-userns",
+            ]);
+        }
+        if self.network {
+            a.flags(&["--share-net"]);
+        }
+        a.flags(&["--hostname", "agent"]);
+        let mut shown: Vec<PathBuf> = Vec::new();
+        for dir in SYSTEM_DIRS.iter().map(Path::new) {
+            match std::fs::read_link(dir) {
+                Ok(target) => a.pair("--symlink", &target, dir),
+                Err(_) if dir.is_dir() => {
+                    a.pair("--ro-bind", dir, dir);
+                    shown.push(dir.to_path_buf());
+                }
+                Err(_) => {}
+            }
+        }
+        let mut files = command_paths(command);
+        // The referee itself, so that an agent can run the built-in agents.
+        files.extend(std::env::current_exe().ok().filter(|exe| !files.contains(exe)));
+        let dirs = path_dirs(path_env)
+            .into_iter()
+            .chain(
+                command_paths(command)
+                    .into_iter()
+                    .map(|f| if f.is_dir() { f } else { parent(&f) }),
+            )
+            .chain(self.cwd.clone());
+        for dir in dirs {
+            if !shown.iter().any(|s| dir.starts_with(s)) {
+                a.pair("--ro-bind", &dir, &dir);
+                shown.push(dir);
+            }
+        }
+        a.flags(&["--proc", "/proc", "--dev", "/dev"]);
+        a.tmpfs(Path::new("/tmp"), "1777");
+        for hidden in &self.hidden {
+            if shown.iter().any(|s| hidden.starts_with(s)) && hidden.is_dir() {
+                a.tmpfs(hidden, "0755");
+            }
+        }
+        // A program file in a covered directory, or not shown at all yet (the
+        // referee's own executable), is shown on its own.
+        for file in &files {
+            let covered = self.hidden.iter().any(|h| file.starts_with(h));
+            if covered || !shown.iter().any(|s| file.starts_with(s)) {
+                a.pair("--ro-bind", file, file);
+            }
+        }
+        match &self.cwd {
+            Some(dir) => a.pair_one("--chdir", dir),
+            None => {
+                a.tmpfs(Path::new(PRIVATE_CWD), "0700");
+                a.pair_one("--chdir", Path::new(PRIVATE_CWD));
+            }
+        }
+        a.flags(&["--"]);
+        a.0.extend(command.iter().map(OsString::from));
+        a.0
+    }
+}
+
+/// `bwrap` arguments being built.
+#[derive(Default)]
+struct Args(Vec<OsString>);
+
+impl Args {
+    fn flags(&mut self, flags: &[&str]) {
+        self.0.extend(flags.iter().map(OsString::from));
+    }
+
+    fn pair(&mut self, flag: &str, from: &Path, to: &Path) {
+        self.0.extend([flag.into(), from.into(), to.into()]);
+    }
+
+    fn pair_one(&mut self, flag: &str, path: &Path) {
+        self.0.extend([flag.into(), path.into()]);
+    }
+
+    fn tmpfs(&mut self, at: &Path, mode: &str) {
+        self.flags(&["--size", &TMPFS_BYTES.to_string(), "--perms", mode]);
+        self.pair_one("--tmpfs", at);
+    }
+}
+
+/// The absolute paths the agent's command names (the program if it is a path, and
+/// every argument naming an existing file or directory): what the agent needs to see.
+fn command_paths(command: &[String]) -> Vec<PathBuf> {
+    command
+        .iter()
+        .map(Path::new)
+        .filter(|p| p.is_absolute() && p.exists())
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// The directories of the agent's `PATH`, each widened to the tool directory it
+/// belongs to when it is a `bin`, `sbin` or `shims` directory (an interpreter found
+/// there needs its libraries beside it: `/opt/py/bin` needs `/opt/py/lib`).
+fn path_dirs(path_env: &str) -> Vec<PathBuf> {
+    std::env::split_paths(path_env)
+        .filter(|d| d.is_absolute() && d.is_dir())
+        .map(|d| match d.file_name().and_then(|n| n.to_str()) {
+            Some("bin" | "sbin" | "shims") if d.parent().is_some_and(|p| p != Path::new("/")) => parent(&d),
+            _ => d,
+        })
+        .collect()
+}
+
+/// `path`'s directory (itself for `/`).
+fn parent(path: &Path) -> PathBuf {
+    path.parent()
+        .map_or_else(|| path.to_path_buf(), Path::to_path_buf)
+}
+
+/// `path` made absolute against the referee's working directory.
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    std::env::current_dir().map_or_else(|_| path.to_path_buf(), |here| here.join(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandbox(hidden: &[&str], cwd: Option<&str>) -> Sandbox {
+        let bwrap = Arc::new(Bubblewrap {
+            path: PathBuf::from("/usr/bin/bwrap"),
+            version: "bubblewrap 0".into(),
+            user_namespace: true,
+        });
+        Sandbox::new(
+            bwrap,
+            hidden.iter().map(PathBuf::from).collect(),
+            false,
+            cwd.map(PathBuf::from),
+        )
+    }
+
+    fn words(argv: &[OsString]) -> Vec<String> {
+        argv.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn tool_directories_widen_to_their_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("py/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let path = std::env::join_paths([&bin, Path::new("/usr/bin")]).unwrap();
+        let dirs = path_dirs(path.to_str().unwrap());
+        assert_eq!(dirs, [dir.path().join("py"), PathBuf::from("/usr")]);
+    }
+
+    #[test]
+    fn the_command_comes_last_and_nothing_is_shared() {
+        let argv = words(&sandbox(&[], None).argv(&["true".into(), "x y".into()], ""));
+        let at = argv.iter().position(|a| a == "--").unwrap();
+        assert_eq!(&argv[at + 1..], ["true", "x y"]);
+        for flag in [
+            "--unshare-all",
+            "--die-with-parent",
+            "--new-session",
+            "--disable-userns",
+        ] {
+            assert!(argv[..at].contains(&flag.to_string()), "{flag}");
+        }
+        assert!(!argv.contains(&"--share-net".to_string()));
+        assert!(argv.windows(2).any(|w| w == ["--chdir", PRIVATE_CWD]));
+    }
+
+    #[test]
+    fn hidden_directories_are_covered_and_the_program_shown_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join("records");
+        std::fs::create_dir(&records).unwrap();
+        let bot = records.join("bot.py");
+        std::fs::write(&bot, "").unwrap();
+        let s = sandbox(&[records.to_str().unwrap()], None);
+        let argv = words(&s.argv(&["python3".into(), bot.to_string_lossy().into_owned()], ""));
+        let r = records.to_string_lossy().into_owned();
+        let b = bot.to_string_lossy().into_owned();
+        let bound = argv
+            .windows(3)
+            .position(|w| w[0] == "--ro-bind" && w[1] == r)
+            .expect("the bot's directory");
+        let covered = argv
+            .windows(2)
+            .position(|w| w == ["--tmpfs", r.as_str()])
+            .expect("covered");
+        let again = argv
+            .windows(3)
+            .position(|w| w[0] == "--ro-bind" && w[1] == b)
+            .expect("shown again");
+        assert!(bound < covered && covered < again, "{argv:?}");
+    }
+}
