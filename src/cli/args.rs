@@ -29,6 +29,16 @@ pub fn agent_command(text: &str) -> Result<String, String> {
     }
 }
 
+/// `--state`: a state string, or `@FILE` for the one in FILE (its first line).
+pub fn state_text(text: &str) -> Result<String, String> {
+    match text.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {path}: {e}"))
+            .map(|s| s.lines().next().unwrap_or("").trim().to_string()),
+        None => Ok(text.to_string()),
+    }
+}
+
 /// A count that must be at least 1 (games, rounds, concurrency, limits).
 pub fn positive<T>(text: &str) -> Result<T, String>
 where

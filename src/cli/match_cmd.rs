@@ -50,8 +50,10 @@ pub struct MatchArgs {
     /// Seed for the built-in agents (default: from the clock; always recorded).
     #[arg(long)]
     seed: Option<u64>,
-    /// Start from this state string instead of the start position.
-    #[arg(long)]
+    /// Start from this state string instead of the start position; @FILE reads it
+    /// from FILE (a state with hidden parts on a command line is visible to every
+    /// process of the machine).
+    #[arg(long, value_name = "STATE|@FILE", value_parser = super::args::state_text)]
     state: Option<String>,
     /// Record file to create (default: records/<game>-<time>-<seed>.jsonl).
     #[arg(long)]

@@ -108,6 +108,10 @@ impl Failure {
 
 /// Parses the command line, runs it, and maps the outcome to an exit code.
 pub fn main() -> ExitCode {
+    // No process of the same user may open this one's memory or descriptors
+    // (/proc/<pid>/fd, /proc/<pid>/mem): the referee holds hidden state and records.
+    #[cfg(target_os = "linux")]
+    let _ = nix::sys::prctl::set_dumpable(false);
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
