@@ -10,6 +10,7 @@
 //! happened ([`Received`], [`AgentError`]) and guarantees that the referee itself never
 //! hangs on an agent and that no agent process outlives [`AgentProcess::shutdown`].
 
+mod capped_log;
 mod lines;
 mod process;
 mod registry;
@@ -19,6 +20,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use capped_log::{CappedLog, LOG_HEAD, LOG_TAIL};
 pub use lines::WATCH_MAX;
 pub use process::{AgentProcess, Idle, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
@@ -35,10 +37,10 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// How long [`AgentProcess::send`] waits for an agent that has stopped reading its input.
 pub const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Most bytes of one agent's stderr kept in its log; the rest is drained and dropped.
-///
-/// A bot that logs forever must not fill the disk; the cut is marked in the log.
-pub const STDERR_LOG_LIMIT: u64 = 16 * 1024 * 1024;
+/// Most bytes of one agent's stderr, or of its transcript, kept in its log: the
+/// first [`LOG_HEAD`] and the last [`LOG_TAIL`], with a marker saying how much was
+/// left out between them. A bot that logs forever must not fill the disk.
+pub const STDERR_LOG_LIMIT: u64 = LOG_HEAD + LOG_TAIL as u64;
 
 /// How to start one agent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -94,6 +96,14 @@ pub enum AgentError {
         command: String,
         /// What the operating system said.
         source: io::Error,
+    },
+    /// The command names a path in a directory agents may not see.
+    #[error("agent `{command}` names {}, which lies where agents may not look (the record's directory, the log directory or a tournament's output): keep records and logs apart from bots", path.display())]
+    Hidden {
+        /// The command line as the user gave it.
+        command: String,
+        /// The path.
+        path: PathBuf,
     },
     /// The command line is empty or its quoting is broken.
     #[error("bad agent command: {0}")]

@@ -16,9 +16,10 @@ use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
+use super::capped_log::CappedLog;
 use super::lines::{self, Output, Woken};
 use super::registry::{kill_escaped_children, pgid_of, spawn_registered, unregister};
-use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT, STDERR_LOG_LIMIT};
+use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT};
 
 /// How often [`AgentProcess::recv`] looks whether the agent has exited.
 ///
@@ -141,6 +142,12 @@ impl AgentProcess {
                     command: spec.command.clone(),
                     source,
                 })?;
+                if let Some(path) = sandbox.hidden_path(&argv) {
+                    return Err(AgentError::Hidden {
+                        command: spec.command.clone(),
+                        path,
+                    });
+                }
                 let mut command = Command::new(sandbox.program());
                 // The sandbox sets the agent's directory; bubblewrap itself holds none.
                 command.args(sandbox.argv(&argv, path)).current_dir("/");
@@ -609,9 +616,9 @@ fn reap_escaped(until: Instant) {
 
 /// Copies the agent's stderr to `log` (up to [`STDERR_LOG_LIMIT`] bytes) or discards
 /// it, until the agent closes it; never buffers more than one read.
-fn drain_stderr(mut stderr: ChildStderr, mut log: Option<File>) {
+fn drain_stderr(mut stderr: ChildStderr, log: Option<File>) {
+    let mut log = log.map(CappedLog::new);
     let mut chunk = [0u8; 8 * 1024];
-    let mut logged: u64 = 0;
     loop {
         let n = match stderr.read(&mut chunk) {
             Ok(0) => return,
@@ -619,21 +626,11 @@ fn drain_stderr(mut stderr: ChildStderr, mut log: Option<File>) {
             Err(err) if err.kind() == ErrorKind::Interrupted => continue,
             Err(_) => return,
         };
-        let Some(file) = log.as_mut() else { continue };
-        let room = usize::try_from(STDERR_LOG_LIMIT - logged).unwrap_or(usize::MAX);
-        let take = n.min(room);
-        let mut ok = file.write_all(&chunk[..take]).is_ok();
-        logged += take as u64;
-        if ok && take < n {
-            let _ = writeln!(
-                file,
-                "\n[referee: agent stderr cut here after {STDERR_LOG_LIMIT} bytes]"
-            );
-            ok = false;
-        }
-        if !ok {
-            // Keep draining so the agent never blocks, but stop logging.
-            log = None;
+        if let Some(file) = log.as_mut() {
+            if file.write_all(&chunk[..n]).is_err() {
+                // Keep draining so the agent never blocks, but stop logging.
+                log = None;
+            }
         }
     }
 }

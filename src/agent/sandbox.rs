@@ -218,6 +218,15 @@ impl Sandbox {
         }
     }
 
+    /// A path the agent's `command` names that lies in a directory agents may not
+    /// see (the record's, the logs', a tournament's output), if any: such an agent
+    /// cannot be started, because showing it that path could show it a record.
+    pub fn hidden_path(&self, command: &[String]) -> Option<PathBuf> {
+        command_paths(command)
+            .into_iter()
+            .find(|p| self.hidden.iter().any(|h| p.starts_with(h)))
+    }
+
     /// The `bwrap` executable to run instead of the agent.
     pub fn program(&self) -> &Path {
         &self.bubblewrap.path
@@ -285,11 +294,11 @@ impl Sandbox {
                 a.tmpfs(hidden, "0755");
             }
         }
-        // A program file in a covered directory, or not shown at all yet (the
-        // referee's own executable), is shown on its own.
+        // The referee's own executable, when nothing shows it yet. (No other file
+        // is shown inside a hidden directory: `hidden_path` refuses such commands.)
         for file in &files {
             let covered = self.hidden.iter().any(|h| file.starts_with(h));
-            if covered || !shown.iter().any(|s| file.starts_with(s)) {
+            if !covered && !shown.iter().any(|s| file.starts_with(s)) {
                 a.pair("--ro-bind", file, file);
             }
         }
@@ -417,28 +426,38 @@ mod tests {
     }
 
     #[test]
-    fn hidden_directories_are_covered_and_the_program_shown_again() {
+    fn hidden_directories_are_covered_and_never_shown_again() {
         let dir = tempfile::tempdir().unwrap();
         let records = dir.path().join("records");
         std::fs::create_dir(&records).unwrap();
-        let bot = records.join("bot.py");
+        let bot = dir.path().join("bot.py");
         std::fs::write(&bot, "").unwrap();
         let s = sandbox(&[records.to_str().unwrap()], None);
         let argv = words(&s.argv(&["python3".into(), bot.to_string_lossy().into_owned()], ""));
+        let d = dir.path().to_string_lossy().into_owned();
         let r = records.to_string_lossy().into_owned();
-        let b = bot.to_string_lossy().into_owned();
         let bound = argv
             .windows(3)
-            .position(|w| w[0] == "--ro-bind" && w[1] == r)
+            .position(|w| w[0] == "--ro-bind" && w[1] == d)
             .expect("the bot's directory");
         let covered = argv
             .windows(2)
             .position(|w| w == ["--tmpfs", r.as_str()])
             .expect("covered");
-        let again = argv
-            .windows(3)
-            .position(|w| w[0] == "--ro-bind" && w[1] == b)
-            .expect("shown again");
-        assert!(bound < covered && covered < again, "{argv:?}");
+        assert!(bound < covered, "{argv:?}");
+        let shown_again = argv[covered..]
+            .windows(2)
+            .any(|w| w[0] == "--ro-bind" && w[1].starts_with(&r));
+        assert!(!shown_again, "{argv:?}");
+        // A command naming anything inside a hidden directory is refused.
+        let record = records.join("r.jsonl");
+        std::fs::write(&record, "").unwrap();
+        let inside = ["cat".to_string(), record.to_string_lossy().into_owned()];
+        assert_eq!(s.hidden_path(&inside), Some(record));
+        assert_eq!(s.hidden_path(&["python3".into(), b_of(&bot)]), None);
+    }
+
+    fn b_of(p: &Path) -> String {
+        p.to_string_lossy().into_owned()
     }
 }

@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentProcess, AgentSpec, Idle, Received};
+use crate::agent::{AgentError, AgentProcess, AgentSpec, CappedLog, Idle, Received};
 use crate::game::{ActionKind, ForfeitKind, GameId, Options, Outcome, Seat, SeatEvent, View};
 use crate::protocol::agent::{FromAgent, GoClock, ToAgent};
 
@@ -54,7 +54,7 @@ pub struct Session {
     process: AgentProcess,
     name: Option<String>,
     pending: Vec<SeatEvent>,
-    transcript: Option<BufWriter<File>>,
+    transcript: Option<CappedLog<BufWriter<File>>>,
 }
 
 impl Session {
@@ -63,12 +63,13 @@ impl Session {
     pub fn start(seat: Seat, spec: &AgentSpec, transcript: Option<&Path>) -> Result<Session, AgentError> {
         let process = AgentProcess::spawn(spec)?;
         let transcript = match transcript {
-            Some(path) => Some(BufWriter::new(File::create(path).map_err(|source| {
-                AgentError::Setup {
+            Some(path) => {
+                let file = File::create(path).map_err(|source| AgentError::Setup {
                     command: spec.command.clone(),
                     source,
-                }
-            })?)),
+                })?;
+                Some(CappedLog::new(BufWriter::new(file)))
+            }
             None => None,
         };
         Ok(Session {
@@ -331,7 +332,7 @@ impl Session {
     pub fn stop(&mut self, grace: Duration) {
         self.process.shutdown(grace);
         if let Some(t) = &mut self.transcript {
-            let _ = t.flush();
+            let _ = t.finish();
         }
     }
 
