@@ -384,3 +384,36 @@ fn loading_a_bad_record_is_an_error_and_keeps_the_game() {
     assert_eq!(a[4].error(), Some("record"), "{:?}", a[4]);
     assert_eq!(a[5], a[2]);
 }
+
+/// A command line far over the cap (protocol.md §2) is answered with one `error
+/// usage` line and read past without being held: the referee's peak memory stays far
+/// below the line's size, nothing changes, and the next commands are answered as usual.
+#[test]
+fn an_over_long_line_is_refused_without_being_held() {
+    const LINE_MIB: usize = 64;
+    const BOUND_KIB: u64 = 32 * 1024;
+    let mut serve = Serve::start();
+    serve.ask("new telka");
+    let before = serve.ask("state");
+    let chunk = vec![b'x'; 1 << 20];
+    // The line starts like a command, so that it would change the game if it were run.
+    serve.send(b"play 1 a2-c4 ");
+    for _ in 0..LINE_MIB {
+        serve.send(&chunk);
+    }
+    serve.send(b"\n");
+    let (data, last) = serve.answer();
+    assert!(data.is_empty(), "{data:?}");
+    assert!(
+        last.starts_with("error usage ") && last.contains("long"),
+        "{last}"
+    );
+    assert_eq!(serve.ask("state"), before, "the over-long line changed the game");
+    assert_eq!(serve.ask("turn"), ["turn 1 move"]);
+    // The session is alive and has read the whole line: its high-water mark is final.
+    let peak = peak_rss_kib(serve.pid()).expect("VmHWM of the running session");
+    assert!(
+        peak < BOUND_KIB,
+        "serve peaked at {peak} KiB on a {LINE_MIB} MiB line (bound {BOUND_KIB} KiB)"
+    );
+}
