@@ -734,6 +734,16 @@ fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
     let seat = Seat::new(f.seat)
         .filter(|s| s.number() <= game.seat_count())
         .ok_or_else(|| format!("seat {} does not exist", f.seat))?;
+    // Such a forfeit would change nothing and tell nobody anything: no writer makes
+    // one, and what is derived from a forfeit line (`show --seat`) needs a real one.
+    if game.outcome().is_some() {
+        return Err(format!("seat {seat} forfeits, but the game is over"));
+    }
+    if game.is_out(seat) {
+        return Err(format!(
+            "seat {seat} forfeits, but it is out of the game already"
+        ));
+    }
     if f.reason == ForfeitKind::Illegal {
         let action = f
             .action

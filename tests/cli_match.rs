@@ -827,3 +827,141 @@ fn verify_counts_the_lines_it_checked() {
         assert!(stdout.contains(&want), "{game}: {stdout} (want {want})");
     }
 }
+
+// --- forfeits that cannot happen -----------------------------------------------------
+
+/// A record of `setup` (a `new` command) played through `serve` into `<dir>/<name>`:
+/// the first legal action at every ply, `resign <seat>` after `ply` plies for each
+/// `(ply, seat)` of `resigns`, until `plies` plies were played or the game is over.
+fn served_record(dir: &Path, name: &str, setup: &str, resigns: &[(usize, usize)], plies: usize) -> PathBuf {
+    let mut serve = Serve::start();
+    serve.ask(setup);
+    for ply in 0..plies {
+        for (_, seat) in resigns.iter().filter(|(at, _)| *at == ply) {
+            serve.ask(&format!("resign {seat}"));
+        }
+        let turn = serve.ask("turn");
+        let Some(seat) = turn[0]
+            .strip_prefix("turn ")
+            .and_then(|t| t.split(' ').next())
+            .filter(|s| *s != "none")
+            .map(str::to_string)
+        else {
+            break;
+        };
+        let legal = serve.ask("legal");
+        let action = legal[0].split(' ').next().expect("a legal action").to_string();
+        serve.ask(&format!("play {seat} {action}"));
+    }
+    let path = dir.join(name);
+    serve.ask(&format!("record {}", path.display()));
+    path
+}
+
+/// Seals `lines` again into `<dir>/<name>` and asserts that verify rejects the record
+/// at line `line` (1-based) with a message containing `says`, and that `show`, as
+/// every seat and omniscient, refuses it too (exit 1, no panic).
+fn assert_resealed_fails(dir: &Path, name: &str, lines: &[serde_json::Value], line: usize, says: &str) {
+    let what = format!("{name}: {says}");
+    assert_verify_fails(dir, name, &sealed(lines), line, &what);
+    let path = dir.join(name);
+    let (_, _, stderr) = verify(&path);
+    assert!(stderr.contains(says), "{what}: {stderr}");
+    let seats = lines[0]["seats"].as_array().expect("seats").len();
+    let path = path.to_str().unwrap();
+    for seat in 0..=seats {
+        let seat = seat.to_string();
+        let args: Vec<&str> = match seat.as_str() {
+            "0" => vec![path],
+            s => vec![path, "--seat", s],
+        };
+        let (code, stdout, stderr) = show(dir, &args);
+        assert_eq!(code, 1, "{what}: show {args:?}\n{stdout}{stderr}");
+    }
+}
+
+#[test]
+fn verify_rejects_a_forfeit_of_a_seat_already_out() {
+    let dir = TempDir::new().unwrap();
+    // Three independent sides: seat 2 resigns, the others play on.
+    for setup in ["new pegchow players=3", "new telka players=3", "new multichess players=3"] {
+        let record = served_record(dir.path(), "out.jsonl", setup, &[(2, 2)], 9);
+        assert_verifies(&record);
+        let lines = record_lines(&record);
+        let at = lines
+            .iter()
+            .position(|l| kind(l) == "forfeit")
+            .expect("the resignation");
+        assert_eq!(lines[at]["seat"], 2);
+        assert!(lines.len() > at + 3, "{setup}: play went on: {lines:?}");
+        // The same forfeit again at once, and again after the others played on; and a
+        // forfeit of the seat that changes nothing (the line a no-op forfeit gives).
+        let mut empty = lines[at].clone();
+        empty["events"] = serde_json::json!([]);
+        for (again, line) in [(at + 1, &lines[at]), (lines.len(), &lines[at]), (at + 2, &empty)] {
+            let mut edited = lines.clone();
+            edited.insert(again, line.clone());
+            assert_resealed_fails(
+                dir.path(),
+                "twice.jsonl",
+                &edited,
+                again + 1,
+                "seat 2 forfeits, but it is out of the game already",
+            );
+        }
+    }
+}
+
+#[test]
+fn verify_rejects_a_forfeit_once_the_game_is_over() {
+    let dir = TempDir::new().unwrap();
+    // Two sides: seat 2 resigns after one ply and the game is over.
+    let record = served_record(dir.path(), "over.jsonl", "new telka", &[(1, 2)], 5);
+    assert_verifies(&record);
+    let lines = record_lines(&record);
+    let kinds: Vec<&str> = lines.iter().map(kind).collect();
+    assert_eq!(kinds, ["header", "action", "forfeit", "result"]);
+    for seat in [1, 2] {
+        let mut forfeit = lines[2].clone();
+        forfeit["seat"] = seat.into();
+        forfeit["events"] = serde_json::json!([]);
+        let mut edited = lines.clone();
+        edited.insert(3, forfeit);
+        assert_resealed_fails(
+            dir.path(),
+            "after.jsonl",
+            &edited,
+            4,
+            &format!("seat {seat} forfeits, but the game is over"),
+        );
+    }
+}
+
+#[test]
+fn show_takes_any_seat_and_ply_of_games_where_seats_went_out() {
+    let dir = TempDir::new().unwrap();
+    // Seat 3 resigns at the start and the others play on; then seat 1 resigns, which
+    // ends a 3-seat game (seat 2 is the last standing) and not a 4-seat one.
+    for setup in ["new pegchow players=3", "new telka players=3", "new multichess players=4"] {
+        let record = served_record(dir.path(), "gone.jsonl", setup, &[(0, 3), (4, 1)], 8);
+        assert_verifies(&record);
+        let lines = record_lines(&record);
+        assert_eq!(lines.iter().filter(|l| kind(l) == "forfeit").count(), 2, "{setup}");
+        let plies = actions(&lines).len();
+        let seats = lines[0]["seats"].as_array().unwrap().len();
+        let path = record.to_str().unwrap();
+        for ply in 0..=plies {
+            let ply = ply.to_string();
+            for seat in 0..=seats {
+                let seat = seat.to_string();
+                let mut args = vec![path, "--ply", ply.as_str()];
+                if seat != "0" {
+                    args.extend(["--seat", seat.as_str()]);
+                }
+                let (code, stdout, stderr) = show(dir.path(), &args);
+                assert_eq!(code, 0, "{setup}: show {args:?}\n{stdout}{stderr}");
+                assert!(stderr.is_empty(), "{setup}: show {args:?}: {stderr}");
+            }
+        }
+    }
+}

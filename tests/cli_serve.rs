@@ -417,3 +417,49 @@ fn an_over_long_line_is_refused_without_being_held() {
         "serve peaked at {peak} KiB on a {LINE_MIB} MiB line (bound {BOUND_KIB} KiB)"
     );
 }
+/// The first of the legal actions of the seat to act in a new game of `setup`.
+fn first_legal(dir: &Path, setup: &str) -> String {
+    let a = serve(dir, &format!("{setup}\nlegal\n"));
+    a[1].line().split(' ').next().unwrap().to_string()
+}
+
+/// A seat that is out (three independent sides: it resigned, the others play on) or a
+/// game that is over cannot resign again: the second `resign` is an error, and the
+/// record holds one forfeit line, which verifies.
+#[test]
+fn a_seat_out_or_a_game_over_cannot_resign_again() {
+    let dir = TempDir::new().unwrap();
+    for setup in ["new pegchow players=3", "new telka players=3", "new multichess players=3"] {
+        let path = dir.path().join("resigned.jsonl");
+        let first = first_legal(dir.path(), setup);
+        let a = serve(
+            dir.path(),
+            &format!(
+                "{setup}\nplay 1 {first}\nresign 2\nstate\nresign 2\nstate\nresult\nrecord {}\n",
+                path.display()
+            ),
+        );
+        assert!(a[2].ok() && a[2].lines[0] == "forfeit 2 resign", "{setup}: {a:?}");
+        assert_eq!(a[4].error(), Some("over"), "{setup}: {:?}", a[4]);
+        assert!(a[4].last.contains("seat 2"), "{setup}: {:?}", a[4]);
+        assert_eq!(a[5], a[3], "{setup}: the refused resign changed the game");
+        assert_eq!(a[6].line(), "ongoing", "{setup}");
+        let lines = record_lines(&path);
+        let forfeits = lines.iter().filter(|l| kind(l) == "forfeit").count();
+        assert_eq!(forfeits, 1, "{setup}: {lines:?}");
+        assert_verifies(&path);
+    }
+    // Two sides: the first resign ends the game; a second one, of either seat, is
+    // refused as the game is over.
+    let path = dir.path().join("over.jsonl");
+    let a = serve(
+        dir.path(),
+        &format!("new telka\nresign 1\nresign 1\nresign 2\nrecord {}\n", path.display()),
+    );
+    assert_eq!(a[1].lines, ["forfeit 1 resign"]);
+    assert_eq!(a[2].error(), Some("over"), "{:?}", a[2]);
+    assert_eq!(a[3].error(), Some("over"), "{:?}", a[3]);
+    let lines = record_lines(&path);
+    assert_eq!(lines.iter().filter(|l| kind(l) == "forfeit").count(), 1);
+    assert_verifies(&path);
+}

@@ -679,9 +679,9 @@ impl Table<'_> {
         if let Some(mut s) = self.sessions[seat.index()].take() {
             s.stop(Duration::ZERO);
         }
-        if self.game.outcome().is_some() {
-            // The game ended already (another seat's forfeit in a two-sided game):
-            // this seat's failure changes nothing and is not recorded.
+        if self.game.outcome().is_some() || self.game.is_out(seat) {
+            // The game ended already (another seat's forfeit in a two-sided game), or
+            // the seat is out of it: this failure changes nothing and is not recorded.
             return Ok(());
         }
         let played = self.game.forfeit(seat, failure.kind);

@@ -206,6 +206,28 @@ pub fn places(lines: &[Value]) -> Vec<u64> {
         .collect()
 }
 
+/// Seals record lines (JSON objects; a `hash` member is dropped) into a fresh hash
+/// chain by the rule of protocol.md §4, as raw lines with their newlines: a record
+/// edited behind its hashes, so that the edit reaches the checks of the rules.
+pub fn sealed(lines: &[Value]) -> Vec<Vec<u8>> {
+    let mut prev = referee::record::GENESIS.to_string();
+    lines
+        .iter()
+        .map(|line| {
+            let mut line = line.clone();
+            // The hash is the last member, so removing it keeps the others in order.
+            line.as_object_mut()
+                .expect("a record line is an object")
+                .remove("hash");
+            let body = serde_json::to_string(&line).expect("JSON");
+            let hash = referee::record::chain_hash(&prev, body.as_bytes());
+            let open = body.strip_suffix('}').expect("an object ends with `}`");
+            prev = hash;
+            format!("{open},\"hash\":\"{prev}\"}}\n").into_bytes()
+        })
+        .collect()
+}
+
 /// Runs `referee verify` on `path`; returns (exit code, stdout, stderr).
 pub fn verify(path: &Path) -> (i32, String, String) {
     let dir = path.parent().unwrap_or(Path::new("."));
