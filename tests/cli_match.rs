@@ -965,3 +965,174 @@ fn show_takes_any_seat_and_ply_of_games_where_seats_went_out() {
         }
     }
 }
+
+// --- times and openings --------------------------------------------------------------
+
+/// Line indexes (0-based) of the action lines of `lines` that `keep` selects.
+fn action_indexes(lines: &[serde_json::Value], keep: impl Fn(&serde_json::Value) -> bool) -> Vec<usize> {
+    (0..lines.len())
+        .filter(|&i| kind(&lines[i]) == "action" && keep(&lines[i]))
+        .collect()
+}
+
+/// Removes `member` from a record line, keeping the others in order.
+fn drop_member(line: &mut serde_json::Value, member: &str) {
+    line.as_object_mut().expect("an object").shift_remove(member);
+}
+
+#[test]
+fn verify_checks_think_and_clock_times_against_the_time_control() {
+    let dir = TempDir::new().unwrap();
+    // Under the default 10+0.1 every agent's action is timed.
+    let record = finished_record(dir.path());
+    let lines = record_lines(&record);
+    assert_eq!(lines[0]["time_control"], "10+0.1");
+    let timed = action_indexes(&lines, |l| l["think_ms"].is_u64() && l["clock_ms"].is_u64());
+    assert_eq!(timed.len(), actions(&lines).len(), "every action of this match is timed");
+    // Re-sealed unchanged, it verifies: what follows fails for the edit alone.
+    std::fs::write(dir.path().join("same.jsonl"), sealed(&lines).concat()).unwrap();
+    assert_verifies(&dir.path().join("same.jsonl"));
+    // An action some way in whose think time is not the increment, so that leaving
+    // it uncharged changes the clock.
+    let k = *timed[4..]
+        .iter()
+        .find(|&&i| lines[i]["think_ms"] != 100)
+        .expect("a think time other than 100 ms");
+    let seat = lines[k]["seat"].clone();
+    let clock = lines[k]["clock_ms"].as_u64().unwrap();
+    let think = lines[k]["think_ms"].as_u64().unwrap();
+    let edit = |change: &dyn Fn(&mut Vec<serde_json::Value>)| {
+        let mut edited = lines.clone();
+        change(&mut edited);
+        edited
+    };
+
+    for (name, off) in [("clock-up.jsonl", 1i64), ("clock-down.jsonl", -250)] {
+        let edited = edit(&|l| l[k]["clock_ms"] = (clock as i64 + off).into());
+        assert_resealed_fails(dir.path(), name, &edited, k + 1, &format!("clock_ms {} recorded", clock as i64 + off));
+    }
+    // A longer think leaves less on the clock than recorded.
+    let edited = edit(&|l| l[k]["think_ms"] = (think + 7).into());
+    assert_resealed_fails(dir.path(), "think.jsonl", &edited, k + 1, &format!("gives {}", clock - 7));
+    // Both changed to agree with each other: the seat's next action no longer agrees.
+    let edited = edit(&|l| {
+        l[k]["think_ms"] = (think + 7).into();
+        l[k]["clock_ms"] = (clock - 7).into();
+    });
+    let next = *timed.iter().find(|&&i| i > k && lines[i]["seat"] == seat).unwrap();
+    assert_resealed_fails(dir.path(), "both.jsonl", &edited, next + 1, "clock_ms");
+    // One of the pair alone, a negative time, a fraction.
+    let edited = edit(&|l| drop_member(&mut l[k], "think_ms"));
+    assert_resealed_fails(dir.path(), "half.jsonl", &edited, k + 1, "clock_ms without think_ms");
+    let edited = edit(&|l| drop_member(&mut l[k], "clock_ms"));
+    assert_resealed_fails(dir.path(), "half2.jsonl", &edited, k + 1, "think_ms without clock_ms");
+    let edited = edit(&|l| l[k]["think_ms"] = (-5).into());
+    assert_resealed_fails(dir.path(), "negative.jsonl", &edited, k + 1, "not a record line");
+    let edited = edit(&|l| l[k]["clock_ms"] = serde_json::json!(9870.5));
+    assert_resealed_fails(dir.path(), "fraction.jsonl", &edited, k + 1, "not a record line");
+    // Another control in the header: the first action's clock disagrees.
+    let edited = edit(&|l| l[0]["time_control"] = "5+0.1".into());
+    assert_resealed_fails(dir.path(), "control.jsonl", &edited, timed[0] + 1, "clock_ms");
+    let edited = edit(&|l| l[0]["time_control"] = "fast".into());
+    assert_resealed_fails(dir.path(), "garbage.jsonl", &edited, 1, "time_control: bad time control `fast`");
+    // No control at all (as a controller writes): no action may be timed.
+    let edited = edit(&|l| drop_member(&mut l[0], "time_control"));
+    assert_resealed_fails(
+        dir.path(),
+        "untimed.jsonl",
+        &edited,
+        timed[0] + 1,
+        "in a record without a time control",
+    );
+    // An action without times (a controller went on with the record) is no error, and
+    // leaves the seat's clock as it was: the next one of that seat no longer agrees.
+    let edited = edit(&|l| {
+        drop_member(&mut l[k], "think_ms");
+        drop_member(&mut l[k], "clock_ms");
+    });
+    assert_resealed_fails(dir.path(), "skipped.jsonl", &edited, next + 1, "clock_ms");
+    // The last action untimed: nothing after it disagrees.
+    let edited = edit(&|l| {
+        let last = *timed.last().unwrap();
+        drop_member(&mut l[last], "think_ms");
+        drop_member(&mut l[last], "clock_ms");
+    });
+    std::fs::write(dir.path().join("last-untimed.jsonl"), sealed(&edited).concat()).unwrap();
+    assert_verifies(&dir.path().join("last-untimed.jsonl"));
+}
+
+#[test]
+fn verify_checks_per_move_times_and_forced_actions() {
+    let dir = TempDir::new().unwrap();
+    // Seat 1's only piece, a pawn, is blocked: its first action is a forced pass.
+    let state = "......../......../......../........ ......../P2......./P1......./........ \
+                 ......../......../......../....K2... 1 0 1,2 -,- -";
+    let args = strings(&[
+        "--game", "multichess", "-o", "max-plies=6", "--state", state, "--st", "2", "--seed", "1",
+    ]);
+    let (record, _) = play(dir.path(), "forced.jsonl", &args);
+    assert_verifies(&record);
+    let lines = record_lines(&record);
+    assert_eq!(lines[0]["time_control"], "st=2");
+    let forced = action_indexes(&lines, |l| l["forced"] == true);
+    assert_eq!(forced, [1], "{lines:?}");
+    assert!(lines[1].get("think_ms").is_none(), "{}", lines[1]);
+    let timed = action_indexes(&lines, |l| l["think_ms"].is_u64());
+    assert!(timed.len() >= 3, "{lines:?}");
+    // With a fixed time per move, the clock always shows that time.
+    assert!(timed.iter().all(|&i| lines[i]["clock_ms"] == 2000), "{lines:?}");
+    let mut edited = lines.clone();
+    edited[timed[1]]["clock_ms"] = 1990.into();
+    assert_resealed_fails(dir.path(), "st.jsonl", &edited, timed[1] + 1, "clock_ms 1990 recorded");
+    // The referee's forced pass is never timed, marked forced or not.
+    let mut edited = lines.clone();
+    edited[1]["think_ms"] = 3.into();
+    edited[1]["clock_ms"] = 2000.into();
+    assert_resealed_fails(dir.path(), "timed-forced.jsonl", &edited, 2, "on a forced action");
+    drop_member(&mut edited[1], "forced");
+    assert_resealed_fails(dir.path(), "timed-pass.jsonl", &edited, 2, "is the forced action, yet timed");
+}
+
+#[test]
+fn verify_checks_that_openings_come_first_and_untimed() {
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .args(["tournament", "--game", "telka", "--agent", "builtin:greedy", "--agent", "builtin:random"])
+        .args(["--games", "2", "--random-plies", "3", "--seed", "8", "--out", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let games: Vec<PathBuf> = std::fs::read_dir(dir.path().join("t/games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(games.len(), 2, "{games:?}");
+    let record = &games[0];
+    assert_verifies(record);
+    let lines = record_lines(record);
+    let openings = action_indexes(&lines, |l| l["opening"] == true);
+    assert_eq!(openings, [1, 2, 3], "{lines:?}");
+    assert!(openings.iter().all(|&i| lines[i].get("think_ms").is_none()));
+    let after = openings[2] + 1;
+    assert!(lines[after]["think_ms"].is_u64(), "{}", lines[after]);
+
+    // An opening action after the opening ended.
+    let mut edited = lines.clone();
+    edited[after + 2]["opening"] = true.into();
+    assert_resealed_fails(dir.path(), "late.jsonl", &edited, after + 3, "an opening action after other actions");
+    let mut edited = lines.clone();
+    edited[2]["opening"] = false.into();
+    assert_resealed_fails(dir.path(), "gap.jsonl", &edited, 4, "an opening action after other actions");
+    // A timed opening action.
+    let mut edited = lines.clone();
+    edited[2]["think_ms"] = 0.into();
+    edited[2]["clock_ms"] = 10100.into();
+    assert_resealed_fails(dir.path(), "timed.jsonl", &edited, 3, "on an opening action");
+    // An opening in a record without a time control, which only a controller or play
+    // by mail writes: neither plays openings.
+    let record = served_record(dir.path(), "served.jsonl", "new telka", &[], 4);
+    let mut lines = record_lines(&record);
+    lines[1]["opening"] = true.into();
+    assert_resealed_fails(dir.path(), "served-opening.jsonl", &lines, 2, "without a time control");
+}

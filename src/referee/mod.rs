@@ -514,15 +514,11 @@ impl Table<'_> {
                     s.observe(events);
                 }
             }
-            for (i, clock) in clocks.iter_mut().enumerate() {
-                let mine = replay.lines.iter().filter_map(|l| match l {
-                    Line::Action(a) if a.seat == i + 1 && !a.forced => Some(a),
-                    _ => None,
-                });
-                let (moves, left) = mine.fold((0, None), |(n, _), a| (n + 1, a.clock_ms));
-                if let Some(ms) = left {
-                    *clock = SeatClock::restore(config.control, Duration::from_millis(ms), moves);
-                }
+            // The replay charged every clock with the think times recorded, as this
+            // loop charges them, so each continues exactly where it stood. A record
+            // without a time control (a controller's) has no clocks to continue.
+            if let Some(recorded) = &replay.clocks {
+                clocks.clone_from(recorded);
             }
         }
         while let Turn::Act { seat, kind } = self.game.turn() {

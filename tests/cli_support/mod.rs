@@ -215,10 +215,9 @@ pub fn sealed(lines: &[Value]) -> Vec<Vec<u8>> {
         .iter()
         .map(|line| {
             let mut line = line.clone();
-            // The hash is the last member, so removing it keeps the others in order.
             line.as_object_mut()
                 .expect("a record line is an object")
-                .remove("hash");
+                .shift_remove("hash");
             let body = serde_json::to_string(&line).expect("JSON");
             let hash = referee::record::chain_hash(&prev, body.as_bytes());
             let open = body.strip_suffix('}').expect("an object ends with `}`");
