@@ -1136,3 +1136,51 @@ fn verify_checks_that_openings_come_first_and_untimed() {
     lines[1]["opening"] = true.into();
     assert_resealed_fails(dir.path(), "served-opening.jsonl", &lines, 2, "without a time control");
 }
+
+#[test]
+fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let lines = raw_lines(&record);
+    let cut = lines[..lines.len() / 2].concat();
+    let resume = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &cut).unwrap();
+        let out = referee_in(dir.path())
+            .args(["match", "-q", "--resume"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        (path, out.status.code(), text(&out.stderr))
+    };
+    // Another control would make the clocks disagree with the header's.
+    for other in [&["--tc", "5+0.1"][..], &["--st", "1"]] {
+        let (path, code, stderr) = resume("other.jsonl", other);
+        assert_eq!(code, Some(2), "{other:?}: {stderr}");
+        assert!(stderr.contains("keeps its time control"), "{stderr}");
+        assert_eq!(std::fs::read(&path).unwrap(), cut, "{other:?}: the record changed");
+    }
+    // The same control, given or not: the clocks go on from the record's think times,
+    // and verify checks every one of them.
+    for same in [&[][..], &["--tc", "10+0.1"]] {
+        let (path, code, stderr) = resume("same.jsonl", same);
+        assert_eq!(code, Some(0), "{same:?}: {stderr}");
+        assert!(assert_verifies(&path).contains("finished"));
+        let resumed = record_lines(&path);
+        let untimed = action_indexes(&resumed, |l| l["forced"] != true && !l["think_ms"].is_u64());
+        assert!(untimed.is_empty(), "{same:?}: agents' actions without times: {untimed:?}");
+    }
+    // A controller's record has no time control: the resumed match times nothing.
+    let served = served_record(dir.path(), "served.jsonl", "new telka", &[], 4);
+    let out = referee_in(dir.path())
+        .args(["match", "-q", "--resume"])
+        .arg(&served)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(assert_verifies(&served).contains("finished"));
+    let resumed = record_lines(&served);
+    assert!(actions(&resumed).len() > 4);
+    assert!(resumed.iter().all(|l| l.get("think_ms").is_none() && l.get("clock_ms").is_none()));
+}

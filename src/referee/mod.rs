@@ -323,6 +323,16 @@ pub fn play_match(
         if replay.result.is_some() {
             return Err(resume_err("the game is already finished".into()));
         }
+        // The record's clocks run under its own control, and verify checks them
+        // against it: the game cannot go on under another.
+        if let Some(tc) = replay.header.time_control.as_deref() {
+            if TimeControl::parse_recorded(tc) != Ok(config.control) {
+                return Err(resume_err(format!(
+                    "the game is played under {tc}, not {}",
+                    config.control
+                )));
+            }
+        }
         Some(replay)
     } else {
         None
@@ -635,6 +645,13 @@ impl Table<'_> {
     ) -> std::io::Result<()> {
         stop_if_interrupted()?;
         let ply = self.game.plies();
+        // A resumed record whose header has no time control (a controller's) keeps
+        // none: the clocks still run, but verify could check no time against it.
+        let recorded = timing.filter(|_| {
+            self.resumed
+                .as_ref()
+                .is_none_or(|r| r.header.time_control.is_some())
+        });
         let line = Line::Action(ActionLine {
             ply,
             seat: seat.number(),
@@ -643,8 +660,8 @@ impl Table<'_> {
             forced: origin == Origin::Forced,
             opening: origin == Origin::Opening,
             events: played.events,
-            think_ms: timing.map(|t| t.0.as_millis() as u64),
-            clock_ms: timing.map(|t| t.1),
+            think_ms: recorded.map(|t| t.0.as_millis() as u64),
+            clock_ms: recorded.map(|t| t.1),
         });
         self.write(&line)?;
         self.distribute(played.seat_events);
