@@ -148,7 +148,9 @@ impl SeatClock {
             TimeControl::PerMove(d) => d,
             // The increment is added after the move, as in cutechess-cli; allowing it
             // now is what makes a `0+inc` control playable.
-            TimeControl::Clock { base, increment, .. } if base.is_zero() => self.left.saturating_add(increment),
+            TimeControl::Clock { base, increment, .. } if base.is_zero() => {
+                self.left.saturating_add(increment)
+            }
             TimeControl::Clock { .. } => self.left,
         }
     }

@@ -763,9 +763,7 @@ fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
         return Err(format!("seat {seat} forfeits, but the game is over"));
     }
     if game.is_out(seat) {
-        return Err(format!(
-            "seat {seat} forfeits, but it is out of the game already"
-        ));
+        return Err(format!("seat {seat} forfeits, but it is out of the game already"));
     }
     if f.reason == ForfeitKind::Illegal {
         let action = f

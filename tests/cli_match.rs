@@ -884,7 +884,11 @@ fn assert_resealed_fails(dir: &Path, name: &str, lines: &[serde_json::Value], li
 fn verify_rejects_a_forfeit_of_a_seat_already_out() {
     let dir = TempDir::new().unwrap();
     // Three independent sides: seat 2 resigns, the others play on.
-    for setup in ["new pegchow players=3", "new telka players=3", "new multichess players=3"] {
+    for setup in [
+        "new pegchow players=3",
+        "new telka players=3",
+        "new multichess players=3",
+    ] {
         let record = served_record(dir.path(), "out.jsonl", setup, &[(2, 2)], 9);
         assert_verifies(&record);
         let lines = record_lines(&record);
@@ -942,11 +946,19 @@ fn show_takes_any_seat_and_ply_of_games_where_seats_went_out() {
     let dir = TempDir::new().unwrap();
     // Seat 3 resigns at the start and the others play on; then seat 1 resigns, which
     // ends a 3-seat game (seat 2 is the last standing) and not a 4-seat one.
-    for setup in ["new pegchow players=3", "new telka players=3", "new multichess players=4"] {
+    for setup in [
+        "new pegchow players=3",
+        "new telka players=3",
+        "new multichess players=4",
+    ] {
         let record = served_record(dir.path(), "gone.jsonl", setup, &[(0, 3), (4, 1)], 8);
         assert_verifies(&record);
         let lines = record_lines(&record);
-        assert_eq!(lines.iter().filter(|l| kind(l) == "forfeit").count(), 2, "{setup}");
+        assert_eq!(
+            lines.iter().filter(|l| kind(l) == "forfeit").count(),
+            2,
+            "{setup}"
+        );
         let plies = actions(&lines).len();
         let seats = lines[0]["seats"].as_array().unwrap().len();
         let path = record.to_str().unwrap();
@@ -988,7 +1000,11 @@ fn verify_checks_think_and_clock_times_against_the_time_control() {
     let lines = record_lines(&record);
     assert_eq!(lines[0]["time_control"], "10+0.1");
     let timed = action_indexes(&lines, |l| l["think_ms"].is_u64() && l["clock_ms"].is_u64());
-    assert_eq!(timed.len(), actions(&lines).len(), "every action of this match is timed");
+    assert_eq!(
+        timed.len(),
+        actions(&lines).len(),
+        "every action of this match is timed"
+    );
     // Re-sealed unchanged, it verifies: what follows fails for the edit alone.
     std::fs::write(dir.path().join("same.jsonl"), sealed(&lines).concat()).unwrap();
     assert_verifies(&dir.path().join("same.jsonl"));
@@ -1009,23 +1025,50 @@ fn verify_checks_think_and_clock_times_against_the_time_control() {
 
     for (name, off) in [("clock-up.jsonl", 1i64), ("clock-down.jsonl", -250)] {
         let edited = edit(&|l| l[k]["clock_ms"] = (clock as i64 + off).into());
-        assert_resealed_fails(dir.path(), name, &edited, k + 1, &format!("clock_ms {} recorded", clock as i64 + off));
+        assert_resealed_fails(
+            dir.path(),
+            name,
+            &edited,
+            k + 1,
+            &format!("clock_ms {} recorded", clock as i64 + off),
+        );
     }
     // A longer think leaves less on the clock than recorded.
     let edited = edit(&|l| l[k]["think_ms"] = (think + 7).into());
-    assert_resealed_fails(dir.path(), "think.jsonl", &edited, k + 1, &format!("gives {}", clock - 7));
+    assert_resealed_fails(
+        dir.path(),
+        "think.jsonl",
+        &edited,
+        k + 1,
+        &format!("gives {}", clock - 7),
+    );
     // Both changed to agree with each other: the seat's next action no longer agrees.
     let edited = edit(&|l| {
         l[k]["think_ms"] = (think + 7).into();
         l[k]["clock_ms"] = (clock - 7).into();
     });
-    let next = *timed.iter().find(|&&i| i > k && lines[i]["seat"] == seat).unwrap();
+    let next = *timed
+        .iter()
+        .find(|&&i| i > k && lines[i]["seat"] == seat)
+        .unwrap();
     assert_resealed_fails(dir.path(), "both.jsonl", &edited, next + 1, "clock_ms");
     // One of the pair alone, a negative time, a fraction.
     let edited = edit(&|l| drop_member(&mut l[k], "think_ms"));
-    assert_resealed_fails(dir.path(), "half.jsonl", &edited, k + 1, "clock_ms without think_ms");
+    assert_resealed_fails(
+        dir.path(),
+        "half.jsonl",
+        &edited,
+        k + 1,
+        "clock_ms without think_ms",
+    );
     let edited = edit(&|l| drop_member(&mut l[k], "clock_ms"));
-    assert_resealed_fails(dir.path(), "half2.jsonl", &edited, k + 1, "think_ms without clock_ms");
+    assert_resealed_fails(
+        dir.path(),
+        "half2.jsonl",
+        &edited,
+        k + 1,
+        "think_ms without clock_ms",
+    );
     let edited = edit(&|l| l[k]["think_ms"] = (-5).into());
     assert_resealed_fails(dir.path(), "negative.jsonl", &edited, k + 1, "not a record line");
     let edited = edit(&|l| l[k]["clock_ms"] = serde_json::json!(9870.5));
@@ -1034,7 +1077,13 @@ fn verify_checks_think_and_clock_times_against_the_time_control() {
     let edited = edit(&|l| l[0]["time_control"] = "5+0.1".into());
     assert_resealed_fails(dir.path(), "control.jsonl", &edited, timed[0] + 1, "clock_ms");
     let edited = edit(&|l| l[0]["time_control"] = "fast".into());
-    assert_resealed_fails(dir.path(), "garbage.jsonl", &edited, 1, "time_control: bad time control `fast`");
+    assert_resealed_fails(
+        dir.path(),
+        "garbage.jsonl",
+        &edited,
+        1,
+        "time_control: bad time control `fast`",
+    );
     // No control at all (as a controller writes): no action may be timed.
     let edited = edit(&|l| drop_member(&mut l[0], "time_control"));
     assert_resealed_fails(
@@ -1068,7 +1117,16 @@ fn verify_checks_per_move_times_and_forced_actions() {
     let state = "......../......../......../........ ......../P2......./P1......./........ \
                  ......../......../......../....K2... 1 0 1,2 -,- -";
     let args = strings(&[
-        "--game", "multichess", "-o", "max-plies=6", "--state", state, "--st", "2", "--seed", "1",
+        "--game",
+        "multichess",
+        "-o",
+        "max-plies=6",
+        "--state",
+        state,
+        "--st",
+        "2",
+        "--seed",
+        "1",
     ]);
     let (record, _) = play(dir.path(), "forced.jsonl", &args);
     assert_verifies(&record);
@@ -1083,21 +1141,41 @@ fn verify_checks_per_move_times_and_forced_actions() {
     assert!(timed.iter().all(|&i| lines[i]["clock_ms"] == 2000), "{lines:?}");
     let mut edited = lines.clone();
     edited[timed[1]]["clock_ms"] = 1990.into();
-    assert_resealed_fails(dir.path(), "st.jsonl", &edited, timed[1] + 1, "clock_ms 1990 recorded");
+    assert_resealed_fails(
+        dir.path(),
+        "st.jsonl",
+        &edited,
+        timed[1] + 1,
+        "clock_ms 1990 recorded",
+    );
     // The referee's forced pass is never timed, marked forced or not.
     let mut edited = lines.clone();
     edited[1]["think_ms"] = 3.into();
     edited[1]["clock_ms"] = 2000.into();
     assert_resealed_fails(dir.path(), "timed-forced.jsonl", &edited, 2, "on a forced action");
     drop_member(&mut edited[1], "forced");
-    assert_resealed_fails(dir.path(), "timed-pass.jsonl", &edited, 2, "is the forced action, yet timed");
+    assert_resealed_fails(
+        dir.path(),
+        "timed-pass.jsonl",
+        &edited,
+        2,
+        "is the forced action, yet timed",
+    );
 }
 
 #[test]
 fn verify_checks_that_openings_come_first_and_untimed() {
     let dir = TempDir::new().unwrap();
     let out = referee_in(dir.path())
-        .args(["tournament", "--game", "telka", "--agent", "builtin:greedy", "--agent", "builtin:random"])
+        .args([
+            "tournament",
+            "--game",
+            "telka",
+            "--agent",
+            "builtin:greedy",
+            "--agent",
+            "builtin:random",
+        ])
         .args(["--games", "2", "--random-plies", "3", "--seed", "8", "--out", "t"])
         .output()
         .unwrap();
@@ -1120,10 +1198,22 @@ fn verify_checks_that_openings_come_first_and_untimed() {
     // An opening action after the opening ended.
     let mut edited = lines.clone();
     edited[after + 2]["opening"] = true.into();
-    assert_resealed_fails(dir.path(), "late.jsonl", &edited, after + 3, "an opening action after other actions");
+    assert_resealed_fails(
+        dir.path(),
+        "late.jsonl",
+        &edited,
+        after + 3,
+        "an opening action after other actions",
+    );
     let mut edited = lines.clone();
     edited[2]["opening"] = false.into();
-    assert_resealed_fails(dir.path(), "gap.jsonl", &edited, 4, "an opening action after other actions");
+    assert_resealed_fails(
+        dir.path(),
+        "gap.jsonl",
+        &edited,
+        4,
+        "an opening action after other actions",
+    );
     // A timed opening action.
     let mut edited = lines.clone();
     edited[2]["think_ms"] = 0.into();
@@ -1134,7 +1224,13 @@ fn verify_checks_that_openings_come_first_and_untimed() {
     let record = served_record(dir.path(), "served.jsonl", "new telka", &[], 4);
     let mut lines = record_lines(&record);
     lines[1]["opening"] = true.into();
-    assert_resealed_fails(dir.path(), "served-opening.jsonl", &lines, 2, "without a time control");
+    assert_resealed_fails(
+        dir.path(),
+        "served-opening.jsonl",
+        &lines,
+        2,
+        "without a time control",
+    );
 }
 
 #[test]
@@ -1159,7 +1255,11 @@ fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
         let (path, code, stderr) = resume("other.jsonl", other);
         assert_eq!(code, Some(2), "{other:?}: {stderr}");
         assert!(stderr.contains("keeps its time control"), "{stderr}");
-        assert_eq!(std::fs::read(&path).unwrap(), cut, "{other:?}: the record changed");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            cut,
+            "{other:?}: the record changed"
+        );
     }
     // The same control, given or not: the clocks go on from the record's think times,
     // and verify checks every one of them.
@@ -1169,7 +1269,10 @@ fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
         assert!(assert_verifies(&path).contains("finished"));
         let resumed = record_lines(&path);
         let untimed = action_indexes(&resumed, |l| l["forced"] != true && !l["think_ms"].is_u64());
-        assert!(untimed.is_empty(), "{same:?}: agents' actions without times: {untimed:?}");
+        assert!(
+            untimed.is_empty(),
+            "{same:?}: agents' actions without times: {untimed:?}"
+        );
     }
     // A controller's record has no time control: the resumed match times nothing.
     let served = served_record(dir.path(), "served.jsonl", "new telka", &[], 4);
@@ -1182,5 +1285,7 @@ fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
     assert!(assert_verifies(&served).contains("finished"));
     let resumed = record_lines(&served);
     assert!(actions(&resumed).len() > 4);
-    assert!(resumed.iter().all(|l| l.get("think_ms").is_none() && l.get("clock_ms").is_none()));
+    assert!(resumed
+        .iter()
+        .all(|l| l.get("think_ms").is_none() && l.get("clock_ms").is_none()));
 }

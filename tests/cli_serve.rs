@@ -429,7 +429,11 @@ fn first_legal(dir: &Path, setup: &str) -> String {
 #[test]
 fn a_seat_out_or_a_game_over_cannot_resign_again() {
     let dir = TempDir::new().unwrap();
-    for setup in ["new pegchow players=3", "new telka players=3", "new multichess players=3"] {
+    for setup in [
+        "new pegchow players=3",
+        "new telka players=3",
+        "new multichess players=3",
+    ] {
         let path = dir.path().join("resigned.jsonl");
         let first = first_legal(dir.path(), setup);
         let a = serve(
@@ -454,7 +458,10 @@ fn a_seat_out_or_a_game_over_cannot_resign_again() {
     let path = dir.path().join("over.jsonl");
     let a = serve(
         dir.path(),
-        &format!("new telka\nresign 1\nresign 1\nresign 2\nrecord {}\n", path.display()),
+        &format!(
+            "new telka\nresign 1\nresign 1\nresign 2\nrecord {}\n",
+            path.display()
+        ),
     );
     assert_eq!(a[1].lines, ["forfeit 1 resign"]);
     assert_eq!(a[2].error(), Some("over"), "{:?}", a[2]);

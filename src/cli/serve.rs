@@ -26,7 +26,10 @@ enum Input {
 /// hold it.
 fn read_command(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Input> {
     buf.clear();
-    let n = input.by_ref().take(MAX_COMMAND as u64 + 1).read_until(b'\n', buf)?;
+    let n = input
+        .by_ref()
+        .take(MAX_COMMAND as u64 + 1)
+        .read_until(b'\n', buf)?;
     if n == 0 {
         return Ok(Input::End);
     }

@@ -68,7 +68,11 @@ impl Timing {
             (None, Some(_)) => return Err("clock_ms without think_ms: a timed action records both".into()),
         };
         if a.forced || a.opening {
-            let what = if a.forced { "a forced action" } else { "an opening action" };
+            let what = if a.forced {
+                "a forced action"
+            } else {
+                "an opening action"
+            };
             return Err(format!(
                 "think_ms and clock_ms on {what}: the referee made it, and only agents' actions are timed"
             ));
