@@ -3,10 +3,12 @@
 //! replaying a whole record (`verify`). Run with `cargo bench --bench hot_paths`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use referee::clock::{SeatClock, TimeControl};
 use referee::game::{Game, GameId, Options, Seat, Turn};
 use referee::record::{self, seal, ActionLine, Header, Line, RecordWriter, ResultLine, SeatEntry, GENESIS};
 use referee::rng::Rng;
 use std::hint::black_box;
+use std::time::Duration;
 
 /// A game of `id` after `plies` random correct actions.
 fn midgame(id: GameId, options: &[&str], plies: usize) -> Box<dyn Game> {
@@ -100,6 +102,10 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
     let options = Options::parse(options.iter().copied()).unwrap();
     let mut g = id.create(&options, None).unwrap();
     let mut rng = Rng::new(seed);
+    // The agents' clocks, charged as the match loop charges them, so that the record
+    // verifies (verify replays them).
+    let control = TimeControl::parse_tc("10+0.1").unwrap();
+    let mut clocks = vec![SeatClock::new(control); g.seat_count()];
     let mut bytes = Vec::new();
     let mut w = RecordWriter::new(&mut bytes);
     let header = Header {
@@ -117,7 +123,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
             })
             .collect(),
         seed,
-        time_control: Some("10+0.1".into()),
+        time_control: Some(control.to_string()),
         sandbox: None,
         start: "2025-01-01T00:00:00Z".into(),
     };
@@ -129,6 +135,13 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
         let forced = g.forced_action().as_deref() == Some(action.as_str());
         let played = g.play(seat, &action).unwrap();
         actions += 1;
+        // The referee's forced actions are untimed.
+        let timing = (!forced).then(|| {
+            let think = rng.below(50) as u64;
+            let clock = &mut clocks[seat.index()];
+            clock.spend(Duration::from_millis(think));
+            (think, clock.left().as_millis() as u64)
+        });
         w.write(&Line::Action(ActionLine {
             ply: g.plies(),
             seat: seat.number(),
@@ -137,8 +150,8 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
             forced,
             opening: false,
             events: played.events,
-            think_ms: Some(rng.below(50) as u64),
-            clock_ms: Some(60_000 - rng.below(1000) as u64),
+            think_ms: timing.map(|t| t.0),
+            clock_ms: timing.map(|t| t.1),
         }))
         .unwrap();
     }

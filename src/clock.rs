@@ -142,24 +142,15 @@ impl SeatClock {
         }
     }
 
-    /// A clock part-way through a game: `left` on it after `moves_made` decisions
-    /// (a resumed game continues with the clocks its record shows).
-    pub fn restore(control: TimeControl, left: Duration, moves_made: u32) -> SeatClock {
-        let mut clock = SeatClock::new(control);
-        if let TimeControl::Clock { .. } = control {
-            clock.left = left;
-        }
-        clock.moves_made = moves_made;
-        clock
-    }
-
     /// Time this seat may use for the coming decision (before the margin).
     pub fn budget(&self) -> Duration {
         match self.control {
             TimeControl::PerMove(d) => d,
             // The increment is added after the move, as in cutechess-cli; allowing it
             // now is what makes a `0+inc` control playable.
-            TimeControl::Clock { base, increment, .. } if base.is_zero() => self.left + increment,
+            TimeControl::Clock { base, increment, .. } if base.is_zero() => {
+                self.left.saturating_add(increment)
+            }
             TimeControl::Clock { .. } => self.left,
         }
     }
@@ -181,12 +172,25 @@ impl SeatClock {
         }
     }
 
-    /// Charges `used` for one decision; `false` means the flag fell.
+    /// Charges `used` for one decision; `false` means the flag fell (`used` exceeded
+    /// the budget by more than `margin`). The flag falls on the exact time, but the
+    /// clock is charged the whole milliseconds a record keeps as `think_ms`, so that
+    /// replaying the record's think times with [`SeatClock::spend`] gives every
+    /// `clock_ms` it holds exactly (`verify`, `match --resume`).
     pub fn charge(&mut self, used: Duration, margin: Duration) -> bool {
-        if used > self.budget() + margin {
+        if used > self.budget().saturating_add(margin) {
             self.left = Duration::ZERO;
             return false;
         }
+        self.spend(whole_ms(used));
+        true
+    }
+
+    /// What a decision that took `used` and did not lose on time does to the clock:
+    /// the increment is added and `used` taken off (down to zero, when the seat used
+    /// part of the margin), and a new period begins after its last move. Saturating,
+    /// as the times may come from a record.
+    pub fn spend(&mut self, used: Duration) {
         match self.control {
             TimeControl::PerMove(_) => {}
             TimeControl::Clock {
@@ -194,15 +198,19 @@ impl SeatClock {
                 base,
                 increment,
             } => {
-                self.left = (self.left + increment).saturating_sub(used);
-                self.moves_made += 1;
+                self.left = self.left.saturating_add(increment).saturating_sub(used);
+                self.moves_made = self.moves_made.wrapping_add(1);
                 if moves.is_some_and(|m| self.moves_made % m == 0) {
-                    self.left += base;
+                    self.left = self.left.saturating_add(base);
                 }
             }
         }
-        true
     }
+}
+
+/// `d` cut to whole milliseconds, the unit of `think_ms` and `clock_ms`.
+pub fn whole_ms(d: Duration) -> Duration {
+    Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
@@ -255,6 +263,13 @@ mod tests {
         // 8 + 1 - 1, then a new period of 10.
         assert_eq!(c.left(), Duration::from_secs(18));
         assert!(!c.charge(Duration::from_secs(19), margin));
+        // Charged in whole milliseconds: 2.9 ms costs 2 ms, as `think_ms` records it.
+        let mut c = SeatClock::new(TimeControl::parse_tc("1+0").unwrap());
+        assert!(c.charge(Duration::from_micros(2_900), margin));
+        assert_eq!(c.left(), Duration::from_millis(998));
+        // Past the budget but within the margin: the clock stops at zero.
+        assert!(c.charge(Duration::from_millis(1_020), Duration::from_millis(50)));
+        assert_eq!(c.left(), Duration::ZERO);
         let mut st = SeatClock::new(TimeControl::parse_st("1").unwrap());
         assert!(st.charge(Duration::from_millis(1050), Duration::from_millis(100)));
         assert!(!st.charge(Duration::from_millis(1200), Duration::from_millis(100)));

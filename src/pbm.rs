@@ -424,13 +424,13 @@ pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
                 "rejected, nothing changed: the game is over".into(),
             ));
         }
-        let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
-        if played.events.is_empty() {
-            // The game's way of saying the seat is out already (R-F1, R-M5).
+        if game.is_out(seat) {
+            // A second forfeit would change nothing, and verify refuses it (R-F1, R-M5).
             return Err(PbmError::Rejected(format!(
                 "rejected, nothing changed: seat {seat} is out of the game already"
             )));
         }
+        let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
         Ok((
             played.clone(),
             Line::Forfeit(ForfeitLine {

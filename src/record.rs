@@ -14,11 +14,14 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::clock::SeatClock;
 use crate::game::{ForfeitKind, Game, GameId, Options, Played, Seat, SeatEvent};
 
 mod fast_action;
+mod timing;
 
 use fast_action::ActionRef;
+use timing::Timing;
 
 /// The record format version this referee writes and reads.
 pub const FORMAT: u32 = 1;
@@ -470,6 +473,10 @@ pub struct Replay {
     pub complete_len: u64,
     /// The secret salt, once a reveal line opened it.
     pub revealed: Option<String>,
+    /// Each seat's clock after the last line, by seat index, as the match loop ran it
+    /// (what a resumed match continues with); `None` when the header has no time
+    /// control.
+    pub clocks: Option<Vec<SeatClock>>,
 }
 
 /// Reads a record file and replays it, stopping at the first bad line.
@@ -492,7 +499,8 @@ fn replay_path(path: &Path, keep: bool) -> Result<Replay, RecordError> {
 }
 
 /// Replays a record: checks every hash, re-plays every action and forfeit through the
-/// rules, compares every event, and checks the result.
+/// rules, compares every event, checks the times and flags of every action (with the
+/// seats' clocks replayed), and checks the result.
 pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
     replay_lines(input, true)
 }
@@ -502,6 +510,7 @@ fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordErr
     let mut prev: HexHash = GENESIS.as_bytes().try_into().expect("64 hex digits");
     let mut header: Option<Header> = None;
     let mut game: Option<Box<dyn Game>> = None;
+    let mut timing = Timing::default();
     let mut lines = Vec::new();
     let mut line_count = 0;
     let mut action_count = 0;
@@ -550,7 +559,7 @@ fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordErr
             let g = game
                 .as_mut()
                 .ok_or_else(|| RecordError::at(n, "the first line must be the header"))?;
-            let events = check_action(g.as_mut(), a).map_err(|m| RecordError::at(n, m))?;
+            let events = check_action(g.as_mut(), &mut timing, a).map_err(|m| RecordError::at(n, m))?;
             line_count += 1;
             action_count += 1;
             if keep {
@@ -565,13 +574,15 @@ fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordErr
         }
         match (&line, game.as_mut()) {
             (Line::Header(h), None) => {
-                game = Some(start_game(h).map_err(|m| RecordError::at(n, m))?);
+                let g = start_game(h).map_err(|m| RecordError::at(n, m))?;
+                timing = Timing::new(h, g.seat_count()).map_err(|m| RecordError::at(n, m))?;
+                game = Some(g);
                 header = Some(h.clone());
             }
             (Line::Header(_), Some(_)) => return Err(RecordError::at(n, "a second header")),
             (_, None) => return Err(RecordError::at(n, "the first line must be the header")),
             (Line::Action(a), Some(g)) => {
-                check_action(g.as_mut(), ActionRef::of(a)).map_err(|m| RecordError::at(n, m))?;
+                check_action(g.as_mut(), &mut timing, ActionRef::of(a)).map_err(|m| RecordError::at(n, m))?;
             }
             (Line::Forfeit(f), Some(g)) => check_forfeit(g.as_mut(), f).map_err(|m| RecordError::at(n, m))?,
             (Line::Result(r), Some(g)) => {
@@ -634,6 +645,7 @@ fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordErr
             torn,
             complete_len,
             revealed,
+            clocks: timing.into_clocks(),
         }),
         _ => Err(RecordError::at(1, "empty record: no complete header line")),
     }
@@ -699,9 +711,9 @@ pub fn start_game(h: &Header) -> Result<Box<dyn Game>, String> {
     Ok(game)
 }
 
-/// Re-plays one action line; returns the events the rules give, which are the
-/// recorded ones.
-fn check_action(game: &mut dyn Game, a: ActionRef<'_>) -> Result<Vec<String>, String> {
+/// Re-plays one action line and checks its times and flags with `timing`; returns
+/// the events the rules give, which are the recorded ones.
+fn check_action(game: &mut dyn Game, timing: &mut Timing, a: ActionRef<'_>) -> Result<Vec<String>, String> {
     if a.ply != game.plies() + 1 {
         return Err(format!("ply {} where ply {} was due", a.ply, game.plies() + 1));
     }
@@ -709,6 +721,16 @@ fn check_action(game: &mut dyn Game, a: ActionRef<'_>) -> Result<Vec<String>, St
     if a.forced && game.forced_action().as_deref() != Some(a.action) {
         return Err(format!(
             "`{}` is marked forced but is not the forced action",
+            a.action
+        ));
+    }
+    // The match loop plays a forced action itself, untimed: no agent is asked for it.
+    // Every game's forced action is `pass` (protocol.md §3), so only a timed `pass`
+    // needs the look for one, which costs about as much as the action's own replay.
+    let timed = a.think_ms.is_some() || a.clock_ms.is_some();
+    if timed && !a.forced && a.action == "pass" && game.forced_action().as_deref() == Some(a.action) {
+        return Err(format!(
+            "`{}` is the forced action, yet timed as an agent's",
             a.action
         ));
     }
@@ -726,6 +748,7 @@ fn check_action(game: &mut dyn Game, a: ActionRef<'_>) -> Result<Vec<String>, St
             a.taken, played.taken
         ));
     }
+    timing.check(&a)?;
     Ok(played.events)
 }
 
@@ -734,6 +757,14 @@ fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
     let seat = Seat::new(f.seat)
         .filter(|s| s.number() <= game.seat_count())
         .ok_or_else(|| format!("seat {} does not exist", f.seat))?;
+    // Such a forfeit would change nothing and tell nobody anything: no writer makes
+    // one, and what is derived from a forfeit line (`show --seat`) needs a real one.
+    if game.outcome().is_some() {
+        return Err(format!("seat {seat} forfeits, but the game is over"));
+    }
+    if game.is_out(seat) {
+        return Err(format!("seat {seat} forfeits, but it is out of the game already"));
+    }
     if f.reason == ForfeitKind::Illegal {
         let action = f
             .action

@@ -827,3 +827,465 @@ fn verify_counts_the_lines_it_checked() {
         assert!(stdout.contains(&want), "{game}: {stdout} (want {want})");
     }
 }
+
+// --- forfeits that cannot happen -----------------------------------------------------
+
+/// A record of `setup` (a `new` command) played through `serve` into `<dir>/<name>`:
+/// the first legal action at every ply, `resign <seat>` after `ply` plies for each
+/// `(ply, seat)` of `resigns`, until `plies` plies were played or the game is over.
+fn served_record(dir: &Path, name: &str, setup: &str, resigns: &[(usize, usize)], plies: usize) -> PathBuf {
+    let mut serve = Serve::start();
+    serve.ask(setup);
+    for ply in 0..plies {
+        for (_, seat) in resigns.iter().filter(|(at, _)| *at == ply) {
+            serve.ask(&format!("resign {seat}"));
+        }
+        let turn = serve.ask("turn");
+        let Some(seat) = turn[0]
+            .strip_prefix("turn ")
+            .and_then(|t| t.split(' ').next())
+            .filter(|s| *s != "none")
+            .map(str::to_string)
+        else {
+            break;
+        };
+        let legal = serve.ask("legal");
+        let action = legal[0].split(' ').next().expect("a legal action").to_string();
+        serve.ask(&format!("play {seat} {action}"));
+    }
+    let path = dir.join(name);
+    serve.ask(&format!("record {}", path.display()));
+    path
+}
+
+/// Seals `lines` again into `<dir>/<name>` and asserts that verify rejects the record
+/// at line `line` (1-based) with a message containing `says`, and that `show`, as
+/// every seat and omniscient, refuses it too (exit 1, no panic).
+fn assert_resealed_fails(dir: &Path, name: &str, lines: &[serde_json::Value], line: usize, says: &str) {
+    let what = format!("{name}: {says}");
+    assert_verify_fails(dir, name, &sealed(lines), line, &what);
+    let path = dir.join(name);
+    let (_, _, stderr) = verify(&path);
+    assert!(stderr.contains(says), "{what}: {stderr}");
+    let seats = lines[0]["seats"].as_array().expect("seats").len();
+    let path = path.to_str().unwrap();
+    for seat in 0..=seats {
+        let seat = seat.to_string();
+        let args: Vec<&str> = match seat.as_str() {
+            "0" => vec![path],
+            s => vec![path, "--seat", s],
+        };
+        let (code, stdout, stderr) = show(dir, &args);
+        assert_eq!(code, 1, "{what}: show {args:?}\n{stdout}{stderr}");
+    }
+}
+
+#[test]
+fn verify_rejects_a_forfeit_of_a_seat_already_out() {
+    let dir = TempDir::new().unwrap();
+    // Three independent sides: seat 2 resigns, the others play on.
+    for setup in [
+        "new pegchow players=3",
+        "new telka players=3",
+        "new multichess players=3",
+    ] {
+        let record = served_record(dir.path(), "out.jsonl", setup, &[(2, 2)], 9);
+        assert_verifies(&record);
+        let lines = record_lines(&record);
+        let at = lines
+            .iter()
+            .position(|l| kind(l) == "forfeit")
+            .expect("the resignation");
+        assert_eq!(lines[at]["seat"], 2);
+        assert!(lines.len() > at + 3, "{setup}: play went on: {lines:?}");
+        // The same forfeit again at once, and again after the others played on; and a
+        // forfeit of the seat that changes nothing (the line a no-op forfeit gives).
+        let mut empty = lines[at].clone();
+        empty["events"] = serde_json::json!([]);
+        for (again, line) in [(at + 1, &lines[at]), (lines.len(), &lines[at]), (at + 2, &empty)] {
+            let mut edited = lines.clone();
+            edited.insert(again, line.clone());
+            assert_resealed_fails(
+                dir.path(),
+                "twice.jsonl",
+                &edited,
+                again + 1,
+                "seat 2 forfeits, but it is out of the game already",
+            );
+        }
+    }
+}
+
+#[test]
+fn verify_rejects_a_forfeit_once_the_game_is_over() {
+    let dir = TempDir::new().unwrap();
+    // Two sides: seat 2 resigns after one ply and the game is over.
+    let record = served_record(dir.path(), "over.jsonl", "new telka", &[(1, 2)], 5);
+    assert_verifies(&record);
+    let lines = record_lines(&record);
+    let kinds: Vec<&str> = lines.iter().map(kind).collect();
+    assert_eq!(kinds, ["header", "action", "forfeit", "result"]);
+    for seat in [1, 2] {
+        let mut forfeit = lines[2].clone();
+        forfeit["seat"] = seat.into();
+        forfeit["events"] = serde_json::json!([]);
+        let mut edited = lines.clone();
+        edited.insert(3, forfeit);
+        assert_resealed_fails(
+            dir.path(),
+            "after.jsonl",
+            &edited,
+            4,
+            &format!("seat {seat} forfeits, but the game is over"),
+        );
+    }
+}
+
+#[test]
+fn show_takes_any_seat_and_ply_of_games_where_seats_went_out() {
+    let dir = TempDir::new().unwrap();
+    // Seat 3 resigns at the start and the others play on; then seat 1 resigns, which
+    // ends a 3-seat game (seat 2 is the last standing) and not a 4-seat one.
+    for setup in [
+        "new pegchow players=3",
+        "new telka players=3",
+        "new multichess players=4",
+    ] {
+        let record = served_record(dir.path(), "gone.jsonl", setup, &[(0, 3), (4, 1)], 8);
+        assert_verifies(&record);
+        let lines = record_lines(&record);
+        assert_eq!(
+            lines.iter().filter(|l| kind(l) == "forfeit").count(),
+            2,
+            "{setup}"
+        );
+        let plies = actions(&lines).len();
+        let seats = lines[0]["seats"].as_array().unwrap().len();
+        let path = record.to_str().unwrap();
+        for ply in 0..=plies {
+            let ply = ply.to_string();
+            for seat in 0..=seats {
+                let seat = seat.to_string();
+                let mut args = vec![path, "--ply", ply.as_str()];
+                if seat != "0" {
+                    args.extend(["--seat", seat.as_str()]);
+                }
+                let (code, stdout, stderr) = show(dir.path(), &args);
+                assert_eq!(code, 0, "{setup}: show {args:?}\n{stdout}{stderr}");
+                assert!(stderr.is_empty(), "{setup}: show {args:?}: {stderr}");
+            }
+        }
+    }
+}
+
+// --- times and openings --------------------------------------------------------------
+
+/// Line indexes (0-based) of the action lines of `lines` that `keep` selects.
+fn action_indexes(lines: &[serde_json::Value], keep: impl Fn(&serde_json::Value) -> bool) -> Vec<usize> {
+    (0..lines.len())
+        .filter(|&i| kind(&lines[i]) == "action" && keep(&lines[i]))
+        .collect()
+}
+
+/// Removes `member` from a record line, keeping the others in order.
+fn drop_member(line: &mut serde_json::Value, member: &str) {
+    line.as_object_mut().expect("an object").shift_remove(member);
+}
+
+#[test]
+fn verify_checks_think_and_clock_times_against_the_time_control() {
+    let dir = TempDir::new().unwrap();
+    // Under the default 10+0.1 every agent's action is timed.
+    let record = finished_record(dir.path());
+    let lines = record_lines(&record);
+    assert_eq!(lines[0]["time_control"], "10+0.1");
+    let timed = action_indexes(&lines, |l| l["think_ms"].is_u64() && l["clock_ms"].is_u64());
+    assert_eq!(
+        timed.len(),
+        actions(&lines).len(),
+        "every action of this match is timed"
+    );
+    // Re-sealed unchanged, it verifies: what follows fails for the edit alone.
+    std::fs::write(dir.path().join("same.jsonl"), sealed(&lines).concat()).unwrap();
+    assert_verifies(&dir.path().join("same.jsonl"));
+    // An action some way in whose think time is not the increment, so that leaving
+    // it uncharged changes the clock.
+    let k = *timed[4..]
+        .iter()
+        .find(|&&i| lines[i]["think_ms"] != 100)
+        .expect("a think time other than 100 ms");
+    let seat = lines[k]["seat"].clone();
+    let clock = lines[k]["clock_ms"].as_u64().unwrap();
+    let think = lines[k]["think_ms"].as_u64().unwrap();
+    let edit = |change: &dyn Fn(&mut Vec<serde_json::Value>)| {
+        let mut edited = lines.clone();
+        change(&mut edited);
+        edited
+    };
+
+    for (name, off) in [("clock-up.jsonl", 1i64), ("clock-down.jsonl", -250)] {
+        let edited = edit(&|l| l[k]["clock_ms"] = (clock as i64 + off).into());
+        assert_resealed_fails(
+            dir.path(),
+            name,
+            &edited,
+            k + 1,
+            &format!("clock_ms {} recorded", clock as i64 + off),
+        );
+    }
+    // A longer think leaves less on the clock than recorded.
+    let edited = edit(&|l| l[k]["think_ms"] = (think + 7).into());
+    assert_resealed_fails(
+        dir.path(),
+        "think.jsonl",
+        &edited,
+        k + 1,
+        &format!("gives {}", clock - 7),
+    );
+    // Both changed to agree with each other: the seat's next action no longer agrees.
+    let edited = edit(&|l| {
+        l[k]["think_ms"] = (think + 7).into();
+        l[k]["clock_ms"] = (clock - 7).into();
+    });
+    let next = *timed
+        .iter()
+        .find(|&&i| i > k && lines[i]["seat"] == seat)
+        .unwrap();
+    assert_resealed_fails(dir.path(), "both.jsonl", &edited, next + 1, "clock_ms");
+    // One of the pair alone, a negative time, a fraction.
+    let edited = edit(&|l| drop_member(&mut l[k], "think_ms"));
+    assert_resealed_fails(
+        dir.path(),
+        "half.jsonl",
+        &edited,
+        k + 1,
+        "clock_ms without think_ms",
+    );
+    let edited = edit(&|l| drop_member(&mut l[k], "clock_ms"));
+    assert_resealed_fails(
+        dir.path(),
+        "half2.jsonl",
+        &edited,
+        k + 1,
+        "think_ms without clock_ms",
+    );
+    let edited = edit(&|l| l[k]["think_ms"] = (-5).into());
+    assert_resealed_fails(dir.path(), "negative.jsonl", &edited, k + 1, "not a record line");
+    let edited = edit(&|l| l[k]["clock_ms"] = serde_json::json!(9870.5));
+    assert_resealed_fails(dir.path(), "fraction.jsonl", &edited, k + 1, "not a record line");
+    // Another control in the header: the first action's clock disagrees.
+    let edited = edit(&|l| l[0]["time_control"] = "5+0.1".into());
+    assert_resealed_fails(dir.path(), "control.jsonl", &edited, timed[0] + 1, "clock_ms");
+    let edited = edit(&|l| l[0]["time_control"] = "fast".into());
+    assert_resealed_fails(
+        dir.path(),
+        "garbage.jsonl",
+        &edited,
+        1,
+        "time_control: bad time control `fast`",
+    );
+    // No control at all (as a controller writes): no action may be timed.
+    let edited = edit(&|l| drop_member(&mut l[0], "time_control"));
+    assert_resealed_fails(
+        dir.path(),
+        "untimed.jsonl",
+        &edited,
+        timed[0] + 1,
+        "in a record without a time control",
+    );
+    // An action without times (a controller went on with the record) is no error, and
+    // leaves the seat's clock as it was: the next one of that seat no longer agrees.
+    let edited = edit(&|l| {
+        drop_member(&mut l[k], "think_ms");
+        drop_member(&mut l[k], "clock_ms");
+    });
+    assert_resealed_fails(dir.path(), "skipped.jsonl", &edited, next + 1, "clock_ms");
+    // The last action untimed: nothing after it disagrees.
+    let edited = edit(&|l| {
+        let last = *timed.last().unwrap();
+        drop_member(&mut l[last], "think_ms");
+        drop_member(&mut l[last], "clock_ms");
+    });
+    std::fs::write(dir.path().join("last-untimed.jsonl"), sealed(&edited).concat()).unwrap();
+    assert_verifies(&dir.path().join("last-untimed.jsonl"));
+}
+
+#[test]
+fn verify_checks_per_move_times_and_forced_actions() {
+    let dir = TempDir::new().unwrap();
+    // Seat 1's only piece, a pawn, is blocked: its first action is a forced pass.
+    let state = "......../......../......../........ ......../P2......./P1......./........ \
+                 ......../......../......../....K2... 1 0 1,2 -,- -";
+    let args = strings(&[
+        "--game",
+        "multichess",
+        "-o",
+        "max-plies=6",
+        "--state",
+        state,
+        "--st",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    let (record, _) = play(dir.path(), "forced.jsonl", &args);
+    assert_verifies(&record);
+    let lines = record_lines(&record);
+    assert_eq!(lines[0]["time_control"], "st=2");
+    let forced = action_indexes(&lines, |l| l["forced"] == true);
+    assert_eq!(forced, [1], "{lines:?}");
+    assert!(lines[1].get("think_ms").is_none(), "{}", lines[1]);
+    let timed = action_indexes(&lines, |l| l["think_ms"].is_u64());
+    assert!(timed.len() >= 3, "{lines:?}");
+    // With a fixed time per move, the clock always shows that time.
+    assert!(timed.iter().all(|&i| lines[i]["clock_ms"] == 2000), "{lines:?}");
+    let mut edited = lines.clone();
+    edited[timed[1]]["clock_ms"] = 1990.into();
+    assert_resealed_fails(
+        dir.path(),
+        "st.jsonl",
+        &edited,
+        timed[1] + 1,
+        "clock_ms 1990 recorded",
+    );
+    // The referee's forced pass is never timed, marked forced or not.
+    let mut edited = lines.clone();
+    edited[1]["think_ms"] = 3.into();
+    edited[1]["clock_ms"] = 2000.into();
+    assert_resealed_fails(dir.path(), "timed-forced.jsonl", &edited, 2, "on a forced action");
+    drop_member(&mut edited[1], "forced");
+    assert_resealed_fails(
+        dir.path(),
+        "timed-pass.jsonl",
+        &edited,
+        2,
+        "is the forced action, yet timed",
+    );
+}
+
+#[test]
+fn verify_checks_that_openings_come_first_and_untimed() {
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .args([
+            "tournament",
+            "--game",
+            "telka",
+            "--agent",
+            "builtin:greedy",
+            "--agent",
+            "builtin:random",
+        ])
+        .args(["--games", "2", "--random-plies", "3", "--seed", "8", "--out", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let games: Vec<PathBuf> = std::fs::read_dir(dir.path().join("t/games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(games.len(), 2, "{games:?}");
+    let record = &games[0];
+    assert_verifies(record);
+    let lines = record_lines(record);
+    let openings = action_indexes(&lines, |l| l["opening"] == true);
+    assert_eq!(openings, [1, 2, 3], "{lines:?}");
+    assert!(openings.iter().all(|&i| lines[i].get("think_ms").is_none()));
+    let after = openings[2] + 1;
+    assert!(lines[after]["think_ms"].is_u64(), "{}", lines[after]);
+
+    // An opening action after the opening ended.
+    let mut edited = lines.clone();
+    edited[after + 2]["opening"] = true.into();
+    assert_resealed_fails(
+        dir.path(),
+        "late.jsonl",
+        &edited,
+        after + 3,
+        "an opening action after other actions",
+    );
+    let mut edited = lines.clone();
+    edited[2]["opening"] = false.into();
+    assert_resealed_fails(
+        dir.path(),
+        "gap.jsonl",
+        &edited,
+        4,
+        "an opening action after other actions",
+    );
+    // A timed opening action.
+    let mut edited = lines.clone();
+    edited[2]["think_ms"] = 0.into();
+    edited[2]["clock_ms"] = 10100.into();
+    assert_resealed_fails(dir.path(), "timed.jsonl", &edited, 3, "on an opening action");
+    // An opening in a record without a time control, which only a controller or play
+    // by mail writes: neither plays openings.
+    let record = served_record(dir.path(), "served.jsonl", "new telka", &[], 4);
+    let mut lines = record_lines(&record);
+    lines[1]["opening"] = true.into();
+    assert_resealed_fails(
+        dir.path(),
+        "served-opening.jsonl",
+        &lines,
+        2,
+        "without a time control",
+    );
+}
+
+#[test]
+fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
+    let dir = TempDir::new().unwrap();
+    let record = finished_record(dir.path());
+    let lines = raw_lines(&record);
+    let cut = lines[..lines.len() / 2].concat();
+    let resume = |name: &str, extra: &[&str]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &cut).unwrap();
+        let out = referee_in(dir.path())
+            .args(["match", "-q", "--resume"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        (path, out.status.code(), text(&out.stderr))
+    };
+    // Another control would make the clocks disagree with the header's.
+    for other in [&["--tc", "5+0.1"][..], &["--st", "1"]] {
+        let (path, code, stderr) = resume("other.jsonl", other);
+        assert_eq!(code, Some(2), "{other:?}: {stderr}");
+        assert!(stderr.contains("keeps its time control"), "{stderr}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            cut,
+            "{other:?}: the record changed"
+        );
+    }
+    // The same control, given or not: the clocks go on from the record's think times,
+    // and verify checks every one of them.
+    for same in [&[][..], &["--tc", "10+0.1"]] {
+        let (path, code, stderr) = resume("same.jsonl", same);
+        assert_eq!(code, Some(0), "{same:?}: {stderr}");
+        assert!(assert_verifies(&path).contains("finished"));
+        let resumed = record_lines(&path);
+        let untimed = action_indexes(&resumed, |l| l["forced"] != true && !l["think_ms"].is_u64());
+        assert!(
+            untimed.is_empty(),
+            "{same:?}: agents' actions without times: {untimed:?}"
+        );
+    }
+    // A controller's record has no time control: the resumed match times nothing.
+    let served = served_record(dir.path(), "served.jsonl", "new telka", &[], 4);
+    let out = referee_in(dir.path())
+        .args(["match", "-q", "--resume"])
+        .arg(&served)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(assert_verifies(&served).contains("finished"));
+    let resumed = record_lines(&served);
+    assert!(actions(&resumed).len() > 4);
+    assert!(resumed
+        .iter()
+        .all(|l| l.get("think_ms").is_none() && l.get("clock_ms").is_none()));
+}

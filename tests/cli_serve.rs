@@ -384,3 +384,89 @@ fn loading_a_bad_record_is_an_error_and_keeps_the_game() {
     assert_eq!(a[4].error(), Some("record"), "{:?}", a[4]);
     assert_eq!(a[5], a[2]);
 }
+
+/// A command line far over the cap (protocol.md §2) is answered with one `error
+/// usage` line and read past without being held: the referee's peak memory stays far
+/// below the line's size, nothing changes, and the next commands are answered as usual.
+#[test]
+fn an_over_long_line_is_refused_without_being_held() {
+    const LINE_MIB: usize = 64;
+    const BOUND_KIB: u64 = 32 * 1024;
+    let mut serve = Serve::start();
+    serve.ask("new telka");
+    let before = serve.ask("state");
+    let chunk = vec![b'x'; 1 << 20];
+    // The line starts like a command, so that it would change the game if it were run.
+    serve.send(b"play 1 a2-c4 ");
+    for _ in 0..LINE_MIB {
+        serve.send(&chunk);
+    }
+    serve.send(b"\n");
+    let (data, last) = serve.answer();
+    assert!(data.is_empty(), "{data:?}");
+    assert!(
+        last.starts_with("error usage ") && last.contains("long"),
+        "{last}"
+    );
+    assert_eq!(serve.ask("state"), before, "the over-long line changed the game");
+    assert_eq!(serve.ask("turn"), ["turn 1 move"]);
+    // The session is alive and has read the whole line: its high-water mark is final.
+    let peak = peak_rss_kib(serve.pid()).expect("VmHWM of the running session");
+    assert!(
+        peak < BOUND_KIB,
+        "serve peaked at {peak} KiB on a {LINE_MIB} MiB line (bound {BOUND_KIB} KiB)"
+    );
+}
+/// The first of the legal actions of the seat to act in a new game of `setup`.
+fn first_legal(dir: &Path, setup: &str) -> String {
+    let a = serve(dir, &format!("{setup}\nlegal\n"));
+    a[1].line().split(' ').next().unwrap().to_string()
+}
+
+/// A seat that is out (three independent sides: it resigned, the others play on) or a
+/// game that is over cannot resign again: the second `resign` is an error, and the
+/// record holds one forfeit line, which verifies.
+#[test]
+fn a_seat_out_or_a_game_over_cannot_resign_again() {
+    let dir = TempDir::new().unwrap();
+    for setup in [
+        "new pegchow players=3",
+        "new telka players=3",
+        "new multichess players=3",
+    ] {
+        let path = dir.path().join("resigned.jsonl");
+        let first = first_legal(dir.path(), setup);
+        let a = serve(
+            dir.path(),
+            &format!(
+                "{setup}\nplay 1 {first}\nresign 2\nstate\nresign 2\nstate\nresult\nrecord {}\n",
+                path.display()
+            ),
+        );
+        assert!(a[2].ok() && a[2].lines[0] == "forfeit 2 resign", "{setup}: {a:?}");
+        assert_eq!(a[4].error(), Some("over"), "{setup}: {:?}", a[4]);
+        assert!(a[4].last.contains("seat 2"), "{setup}: {:?}", a[4]);
+        assert_eq!(a[5], a[3], "{setup}: the refused resign changed the game");
+        assert_eq!(a[6].line(), "ongoing", "{setup}");
+        let lines = record_lines(&path);
+        let forfeits = lines.iter().filter(|l| kind(l) == "forfeit").count();
+        assert_eq!(forfeits, 1, "{setup}: {lines:?}");
+        assert_verifies(&path);
+    }
+    // Two sides: the first resign ends the game; a second one, of either seat, is
+    // refused as the game is over.
+    let path = dir.path().join("over.jsonl");
+    let a = serve(
+        dir.path(),
+        &format!(
+            "new telka\nresign 1\nresign 1\nresign 2\nrecord {}\n",
+            path.display()
+        ),
+    );
+    assert_eq!(a[1].lines, ["forfeit 1 resign"]);
+    assert_eq!(a[2].error(), Some("over"), "{:?}", a[2]);
+    assert_eq!(a[3].error(), Some("over"), "{:?}", a[3]);
+    let lines = record_lines(&path);
+    assert_eq!(lines.iter().filter(|l| kind(l) == "forfeit").count(), 1);
+    assert_verifies(&path);
+}

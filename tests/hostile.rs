@@ -310,13 +310,6 @@ struct Run {
     stderr: String,
 }
 
-/// The VmHWM (peak resident set) of a running process, in KiB.
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// Runs the referee with `args` in `dir`, watching its peak memory; kills it at
 /// [`HANG_BOUND`] (which only a hang reaches).
 fn run_referee(dir: &Path, args: &[String]) -> Run {

@@ -670,13 +670,18 @@ fn a_seat_that_is_out_is_refused_without_hints() {
     assert_audits(&mail);
 }
 
-/// A record that already holds a forfeit that did nothing (the game ignores the
-/// forfeit of a seat that is out) still works.
+/// A record that holds a forfeit that did nothing (of a seat that is out already) is
+/// not a record any writer makes: verify names its line, and no seat is mailed from it.
 #[test]
-fn a_forfeit_that_told_nothing_does_not_break_the_mail() {
+fn a_forfeit_that_told_nothing_is_refused() {
     let mail = Mail::new("multichess", &["players=3"], 3);
     let out = mail.run(&["pbm", "resign", RECORD, "--seat", "3"]);
     assert!(out.status.success());
+    let before = snapshot(&mail);
+    let again = mail.run(&["pbm", "resign", RECORD, "--seat", "3"]);
+    let err = assert_rejected(&mail, &again, &before, "seat 3 resigns again");
+    assert!(err.contains("out of the game already"), "{err}");
+    mail.assert_verifies();
     let mut lines = mail.lines();
     let Some(Line::Forfeit(f)) = lines.last() else {
         panic!("a forfeit line")
@@ -689,10 +694,16 @@ fn a_forfeit_that_told_nothing_does_not_break_the_mail() {
         w.write(l).expect("written to memory");
     }
     std::fs::write(mail.record(), w.into_inner()).expect("written");
-    mail.assert_verifies();
+    let out = mail.run(&["verify", RECORD]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("line {}:", lines.len())) && stderr.contains("out of the game already"),
+        "{stderr}"
+    );
     for seat in ["1", "2", "3"] {
         let out = mail.run(&["pbm", "view", RECORD, "--seat", seat]);
-        assert!(out.status.success(), "view of seat {seat}: {}", text(&out.stderr));
+        assert!(!out.status.success(), "view of seat {seat} from a bad record");
     }
 }
 

@@ -1165,12 +1165,36 @@ fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<u8>,
         sandbox: (rng.below(2) == 0).then(|| "bubblewrap 0.8.0".into()),
         start: "2025-01-01T00:00:00Z".into(),
     };
+    // The seats' clocks, charged as the match loop charges them: what verify checks
+    // every `clock_ms` against.
+    let control = header
+        .time_control
+        .as_deref()
+        .map(|tc| TimeControl::parse_recorded(tc).expect("a valid control"));
+    let mut clocks = vec![control.map(SeatClock::new); game.seat_count()];
+    // Openings come first: only while no other action was made.
+    let mut in_opening = control.is_some();
     let mut bytes = Vec::new();
     let mut w = RecordWriter::new(&mut bytes);
     w.write(&Line::Header(header)).expect("in memory");
     for _ in 0..plies {
         let Some(seat) = to_act(game.as_ref()) else { break };
+        let think = Duration::from_millis(rng.below(1000) as u64);
+        let flag_fell = game.forced_action().is_none()
+            && clocks[seat.index()]
+                .clone()
+                .is_some_and(|mut c| !c.charge(think, Duration::from_millis(50)));
         let line = match rng.below(30) {
+            _ if flag_fell => {
+                let events = game.forfeit(seat, ForfeitKind::Timeout).events;
+                Line::Forfeit(ForfeitLine {
+                    seat: seat.number(),
+                    reason: ForfeitKind::Timeout,
+                    detail: "out of time".into(),
+                    action: None,
+                    events,
+                })
+            }
             0 => {
                 let events = game.forfeit(seat, ForfeitKind::Illegal).events;
                 Line::Forfeit(ForfeitLine {
@@ -1204,16 +1228,26 @@ fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<u8>,
                 };
                 let forced = game.forced_action().as_deref() == Some(action.as_str());
                 let played = game.play(seat, &action).expect("legal");
+                in_opening &= !forced && game.plies() <= 2 && rng.below(2) == 0;
+                // Agents' actions are timed, now and then not (a controller went on
+                // with a match record); the referee's own, forced or opening, never.
+                let clock = clocks[seat.index()]
+                    .as_mut()
+                    .filter(|_| !forced && !in_opening && rng.below(8) > 0);
+                let timing = clock.map(|c| {
+                    assert!(c.charge(think, Duration::from_millis(50)), "checked above");
+                    (think.as_millis() as u64, c.left().as_millis() as u64)
+                });
                 Line::Action(ActionLine {
                     ply: game.plies(),
                     seat: seat.number(),
                     action,
                     taken: played.taken,
                     forced,
-                    opening: !forced && game.plies() <= 2 && rng.below(2) == 0,
+                    opening: in_opening,
                     events: played.events,
-                    think_ms: Some(rng.below(1000) as u64),
-                    clock_ms: Some(rng.below(100_000) as u64),
+                    think_ms: timing.map(|t| t.0),
+                    clock_ms: timing.map(|t| t.1),
                 })
             }
         };

@@ -94,11 +94,22 @@ pub struct ClockArgs {
 }
 
 impl ClockArgs {
-    /// The control given, else the one `recorded` in a resumed game's header, else 10+0.1.
+    /// The one `recorded` in a resumed game's header, else the control given, else
+    /// 10+0.1. A resumed game keeps its control, because `verify` checks every
+    /// recorded clock against the header's: a different one given is refused.
     pub fn control(&self, recorded: Option<&str>) -> Result<TimeControl, Failure> {
         match (self.st.or(self.tc), recorded) {
-            (Some(given), _) => Ok(given),
-            (None, Some(recorded)) => TimeControl::parse_recorded(recorded).map_err(Failure::usage),
+            (given, Some(recorded)) => {
+                let control = TimeControl::parse_recorded(recorded).map_err(Failure::usage)?;
+                match given {
+                    Some(given) if given != control => Err(Failure::usage(anyhow::anyhow!(
+                        "the record's game is played under {recorded}, and a resumed game keeps its \
+                         time control (given: {given})"
+                    ))),
+                    _ => Ok(control),
+                }
+            }
+            (Some(given), None) => Ok(given),
             (None, None) => Ok(TimeControl::Clock {
                 moves: None,
                 base: Duration::from_secs(10),

@@ -84,9 +84,14 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
             _ => continue,
         };
         match args.seat {
-            // A seat saw its own events, not the omniscient ones.
+            // A seat saw its own events, not the omniscient ones. A line that told
+            // nobody anything has no per-seat lists at all; verify refuses such lines,
+            // and this reads one as telling the seat nothing rather than panicking.
             Some(seat) => {
-                let seen: Vec<&str> = played.seat_events[seat.index()]
+                let seen: Vec<&str> = played
+                    .seat_events
+                    .get(seat.index())
+                    .map_or(&[][..], Vec::as_slice)
                     .iter()
                     .map(|e| e.text())
                     .collect();

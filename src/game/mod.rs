@@ -365,8 +365,15 @@ pub trait Game: Send + fmt::Debug {
     /// A forced move the referee makes itself, without asking the seat (a forced
     /// `pass`, R-B5, R-M6); `None` when the seat to act has a real choice.
     fn forced_action(&self) -> Option<String>;
-    /// Takes `seat` out of the game for `kind` (R-F1): the game ends or goes on.
+    /// Takes `seat` out of the game for `kind` (R-F1): the game ends or goes on. A
+    /// seat that [`Game::is_out`] already, or any seat once the game is over, cannot
+    /// forfeit: nothing changes and nothing is told (an empty [`Played`]), so callers
+    /// check first and refuse.
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played;
+    /// Whether `seat` is out of a game that went on without it: it forfeited with
+    /// three or more independent sides (R-F1), or it was eliminated (R-M5). The seats
+    /// of a finished game are not out; [`Game::outcome`] says it is over.
+    fn is_out(&self, seat: Seat) -> bool;
     /// What `seat` may know right now, on one line.
     fn view(&self, seat: Seat) -> View;
     /// The omniscient state on one line; [`GameId::create`] accepts it back.

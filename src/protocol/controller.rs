@@ -310,6 +310,13 @@ impl Controller {
                 if s.game.outcome().is_some() {
                     return Err(err(ErrorKind::Over, "the game is over"));
                 }
+                if s.game.is_out(seat) {
+                    // A second forfeit would record a line that changes nothing.
+                    return Err(err(
+                        ErrorKind::Over,
+                        format!("seat {seat} is out of the game already"),
+                    ));
+                }
                 let played = s.game.forfeit(seat, ForfeitKind::Resign);
                 s.lines.push(Line::Forfeit(ForfeitLine {
                     seat: seat.number(),

@@ -323,6 +323,16 @@ pub fn play_match(
         if replay.result.is_some() {
             return Err(resume_err("the game is already finished".into()));
         }
+        // The record's clocks run under its own control, and verify checks them
+        // against it: the game cannot go on under another.
+        if let Some(tc) = replay.header.time_control.as_deref() {
+            if TimeControl::parse_recorded(tc) != Ok(config.control) {
+                return Err(resume_err(format!(
+                    "the game is played under {tc}, not {}",
+                    config.control
+                )));
+            }
+        }
         Some(replay)
     } else {
         None
@@ -514,15 +524,11 @@ impl Table<'_> {
                     s.observe(events);
                 }
             }
-            for (i, clock) in clocks.iter_mut().enumerate() {
-                let mine = replay.lines.iter().filter_map(|l| match l {
-                    Line::Action(a) if a.seat == i + 1 && !a.forced => Some(a),
-                    _ => None,
-                });
-                let (moves, left) = mine.fold((0, None), |(n, _), a| (n + 1, a.clock_ms));
-                if let Some(ms) = left {
-                    *clock = SeatClock::restore(config.control, Duration::from_millis(ms), moves);
-                }
+            // The replay charged every clock with the think times recorded, as this
+            // loop charges them, so each continues exactly where it stood. A record
+            // without a time control (a controller's) has no clocks to continue.
+            if let Some(recorded) = &replay.clocks {
+                clocks.clone_from(recorded);
             }
         }
         while let Turn::Act { seat, kind } = self.game.turn() {
@@ -639,6 +645,13 @@ impl Table<'_> {
     ) -> std::io::Result<()> {
         stop_if_interrupted()?;
         let ply = self.game.plies();
+        // A resumed record whose header has no time control (a controller's) keeps
+        // none: the clocks still run, but verify could check no time against it.
+        let recorded = timing.filter(|_| {
+            self.resumed
+                .as_ref()
+                .is_none_or(|r| r.header.time_control.is_some())
+        });
         let line = Line::Action(ActionLine {
             ply,
             seat: seat.number(),
@@ -647,8 +660,8 @@ impl Table<'_> {
             forced: origin == Origin::Forced,
             opening: origin == Origin::Opening,
             events: played.events,
-            think_ms: timing.map(|t| t.0.as_millis() as u64),
-            clock_ms: timing.map(|t| t.1),
+            think_ms: recorded.map(|t| t.0.as_millis() as u64),
+            clock_ms: recorded.map(|t| t.1),
         });
         self.write(&line)?;
         self.distribute(played.seat_events);
@@ -679,9 +692,9 @@ impl Table<'_> {
         if let Some(mut s) = self.sessions[seat.index()].take() {
             s.stop(Duration::ZERO);
         }
-        if self.game.outcome().is_some() {
-            // The game ended already (another seat's forfeit in a two-sided game):
-            // this seat's failure changes nothing and is not recorded.
+        if self.game.outcome().is_some() || self.game.is_out(seat) {
+            // The game ended already (another seat's forfeit in a two-sided game), or
+            // the seat is out of it: this failure changes nothing and is not recorded.
             return Ok(());
         }
         let played = self.game.forfeit(seat, failure.kind);

@@ -105,20 +105,36 @@ impl Serve {
 
     /// Sends one command and returns its data lines; panics unless it ends in `ok`.
     pub fn ask(&mut self, command: &str) -> Vec<String> {
-        writeln!(self.input, "{command}").unwrap();
+        self.send(format!("{command}\n").as_bytes());
+        let (data, last) = self.answer();
+        assert_eq!(last, "ok", "`{command}` -> {last}");
+        data
+    }
+
+    /// Writes `bytes` to the session's input as they are.
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.input.write_all(bytes).unwrap();
         self.input.flush().unwrap();
+    }
+
+    /// Reads one answer: its data lines and its final line (`ok` or `error …`).
+    pub fn answer(&mut self) -> (Vec<String>, String) {
         let mut data = Vec::new();
         loop {
             let mut line = String::new();
             let n = self.output.read_line(&mut line).unwrap();
-            assert!(n > 0, "serve ended while answering `{command}`");
+            assert!(n > 0, "serve ended while answering (data so far: {data:?})");
             let line = line.trim_end().to_string();
-            if line == "ok" {
-                return data;
+            if line == "ok" || line.starts_with("error ") {
+                return (data, line);
             }
-            assert!(!line.starts_with("error "), "`{command}` -> {line}");
             data.push(line);
         }
+    }
+
+    /// The process id of the session.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 
@@ -190,6 +206,27 @@ pub fn places(lines: &[Value]) -> Vec<u64> {
         .collect()
 }
 
+/// Seals record lines (JSON objects; a `hash` member is dropped) into a fresh hash
+/// chain by the rule of protocol.md §4, as raw lines with their newlines: a record
+/// edited behind its hashes, so that the edit reaches the checks of the rules.
+pub fn sealed(lines: &[Value]) -> Vec<Vec<u8>> {
+    let mut prev = referee::record::GENESIS.to_string();
+    lines
+        .iter()
+        .map(|line| {
+            let mut line = line.clone();
+            line.as_object_mut()
+                .expect("a record line is an object")
+                .shift_remove("hash");
+            let body = serde_json::to_string(&line).expect("JSON");
+            let hash = referee::record::chain_hash(&prev, body.as_bytes());
+            let open = body.strip_suffix('}').expect("an object ends with `}`");
+            prev = hash;
+            format!("{open},\"hash\":\"{prev}\"}}\n").into_bytes()
+        })
+        .collect()
+}
+
 /// Runs `referee verify` on `path`; returns (exit code, stdout, stderr).
 pub fn verify(path: &Path) -> (i32, String, String) {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -211,6 +248,14 @@ pub fn assert_verifies(path: &Path) -> String {
     assert_eq!(code, 0, "verify {} failed: {stderr}", path.display());
     assert!(stdout.contains(": ok,"), "verify did not say ok: {stdout}");
     stdout
+}
+
+/// The VmHWM (peak resident set) of a running process, in KiB; `None` once it has
+/// been reaped (or where there is no `/proc`).
+pub fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Command lines (arguments joined by spaces) of the processes, other than this one,

@@ -371,6 +371,11 @@ impl Game for IdtGame {
         None
     }
 
+    fn is_out(&self, _seat: Seat) -> bool {
+        // Two sides: a forfeit ends the game, and nobody is ever eliminated.
+        false
+    }
+
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
         if self.outcome().is_some() {
             return Played::default();

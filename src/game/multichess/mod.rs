@@ -255,8 +255,12 @@ impl Game for MultiGame {
         (!self.pos.masked_by(seat, self.seen_by(seat)).has_move(seat)).then(|| "pass".to_string())
     }
 
+    fn is_out(&self, seat: Seat) -> bool {
+        self.pos.out.contains(&seat)
+    }
+
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
-        if self.outcome().is_some() || self.pos.out.contains(&seat) {
+        if self.outcome().is_some() || self.is_out(seat) {
             return Played::default();
         }
         let before = self.pos.squares.clone();

@@ -286,8 +286,12 @@ impl Game for ParkerGame {
         (self.outcome.is_none() && !self.pos.has_move()).then(|| Action::Pass.to_string())
     }
 
+    fn is_out(&self, seat: Seat) -> bool {
+        self.out.contains(&seat)
+    }
+
     fn forfeit(&mut self, seat: Seat, kind: ForfeitKind) -> Played {
-        if self.outcome.is_some() || self.out.contains(&seat) {
+        if self.outcome.is_some() || self.is_out(seat) {
             return Played::default();
         }
         let mut events = vec![format!("forfeit {seat} {kind}")];
