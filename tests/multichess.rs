@@ -457,12 +457,14 @@ mod model {
             if action == "pass" {
                 self.plies += 1;
                 self.to_move = self.next(seat);
+                // R-M7a: the others learn only whose turn it was, as after a move
+                // they see none of.
                 let e = format!("pass {seat}");
                 return Applied {
                     events: vec![e.clone()],
                     taken: None,
-                    public: vec![e],
-                    mover: None,
+                    public: vec![format!("moved {seat}")],
+                    mover: Some(e),
                 };
             }
             let (squares, promotion) = match action.split_once('=') {
@@ -1596,8 +1598,10 @@ fn r_m6_a_seat_without_a_legal_move_on_its_view_passes() {
     ));
     let p = play(g.as_mut(), 2, "pass");
     assert_eq!(p.events, ["pass 2"]);
-    for k in 1..=3 {
-        assert_eq!(told(&p, k), ["pass 2"]);
+    // R-M7a: only the passing seat is told it passed.
+    assert_eq!(told(&p, 2), ["moved 2", "pass 2"]);
+    for k in [1, 3] {
+        assert_eq!(told(&p, k), ["moved 2"]);
     }
     assert_eq!(g.plies(), 4);
     assert_eq!(
@@ -1610,6 +1614,83 @@ fn r_m6_a_seat_without_a_legal_move_on_its_view_passes() {
     // A seat with a move may not pass.
     let e = reject(g.as_mut(), 3, "pass");
     assert!(matches!(e, Rejection::Illegal { .. }), "{e}");
+}
+
+// --- R-M7a forced passes -----------------------------------------------------------------------
+
+/// What seat `s` was sent after `p`: its events in order, exactly as sent, and its view.
+fn sent(p: &Played, g: &dyn Game, s: usize) -> (Vec<String>, String) {
+    let events = p.seat_events[s - 1].iter().map(|e| e.text().to_string()).collect();
+    (events, g.view(seat(s)).text().to_string())
+}
+
+/// Seat 2's pawn on 2:a4 is blocked by seat 1's rook on a5, so with nothing else seat 2
+/// must pass; `more` adds pieces (which may give it a move).
+fn pass_table(more: &str) -> Board {
+    setup(3, &format!("K1@1:e1 R1@a5 P2@2:a4 K3@3:e1 {more} to=2 plies=3"))
+}
+
+#[test]
+fn r_m7a_a_forced_pass_reads_like_a_move_the_seat_sees_none_of() {
+    let mut passed = from_board(&pass_table(""));
+    assert_eq!(passed.forced_action().as_deref(), Some("pass"));
+    // The same table but for what seat 1 cannot see: a pawn of seat 2 in seat 2's
+    // area that can step, or a knight of seat 2 in seat 3's area that can capture.
+    // Seat 3 sees the pawn's area no more than seat 1 does.
+    for (more, action, blind) in [
+        ("P2@2:b2", "2:b2-2:b3", &[1, 3][..]),
+        ("N2@3:c3 P3@3:b1", "3:c3-3:b1", &[1][..]),
+    ] {
+        let mut moved = from_board(&pass_table(more));
+        for &k in blind {
+            assert_eq!(
+                moved.view(seat(k)).text(),
+                passed.view(seat(k)).text(),
+                "the two tables differ only in what seat {k} cannot see"
+            );
+        }
+        assert_eq!(moved.forced_action(), None, "`{more}` gives seat 2 a move");
+        let mut pass_game = passed.boxed_clone();
+        let p = play(pass_game.as_mut(), 2, "pass");
+        let m = play(moved.as_mut(), 2, action);
+        assert_ne!(p.events, m.events, "the record tells them apart");
+        for &k in blind {
+            let (told_pass, view_pass) = sent(&p, pass_game.as_ref(), k);
+            assert_eq!(told_pass, ["moved 2"], "seat {k} after the pass");
+            assert_eq!(
+                (told_pass, view_pass),
+                sent(&m, moved.as_ref(), k),
+                "R-M7a: seat {k} tells the pass from `{action}`"
+            );
+        }
+    }
+    // The pass itself, for the game played on.
+    let p = play(passed.as_mut(), 2, "pass");
+    assert_eq!(p.events, ["pass 2"], "the record keeps the pass");
+    assert_eq!(passed.plies(), 4, "R-M6a");
+}
+
+#[test]
+fn r_m7a_the_passing_seat_knows_and_a_seat_seeing_the_move_tells_it_apart() {
+    let mut passed = from_board(&pass_table(""));
+    let p = play(passed.as_mut(), 2, "pass");
+    assert_eq!(sent(&p, passed.as_ref(), 2).0, ["moved 2", "pass 2"]);
+    // Seat 1's knight on 2:a1 sees 2:b3 and 2:c2: it sees the pawn arrive; seat 3,
+    // with nothing in area 2, does not.
+    let mut moved = from_board(&pass_table("P2@2:b2 N1@2:a1"));
+    let m = play(moved.as_mut(), 2, "2:b2-2:b3");
+    assert_eq!(sent(&m, moved.as_ref(), 1).0, ["moved 2", "square 2:b3 P2"]);
+    assert_eq!(sent(&m, moved.as_ref(), 3).0, ["moved 2"]);
+    assert_eq!(
+        sent(&m, moved.as_ref(), 2).0,
+        ["moved 2", "move 2:b2-2:b3", "square 2:b2 .", "square 2:b3 P2"]
+    );
+    // A move in the public area: everybody sees it.
+    let mut public = from_board(&pass_table("N2@h8"));
+    let m = play(public.as_mut(), 2, "h8-g6");
+    for k in [1, 3] {
+        assert_eq!(told(&m, k), ["moved 2", "square g6 N2", "square h8 ."]);
+    }
 }
 
 // --- R-F1 ------------------------------------------------------------------------------------
@@ -1783,6 +1864,10 @@ fn wire_check(agents: &[String], fill: &str, seed: u64) -> (usize, Vec<Line>) {
                         i + 1
                     );
                     assert_eq!(cell, after.at(sq).map_or(".".to_string(), |p| p.to_string()));
+                }
+                // R-M7a: a pass is told to the passing seat only.
+                if let Some(who) = event.strip_prefix("pass ") {
+                    assert_eq!(who, k.to_string(), "seat {k} told `{sent}`");
                 }
                 checked += 1;
             } else if let Some(view) = sent.strip_prefix("view ") {

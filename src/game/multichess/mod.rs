@@ -196,7 +196,16 @@ impl Game for MultiGame {
             self.pos.to_move = self.pos.next_seat(seat);
             let seen_before = self.refresh_seen();
             let event = format!("pass {seat}");
-            let seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&event), None);
+            // R-M7a: the others are told only whose turn it was, as for a move they
+            // see none of; `pass` would tell them the seat has no move on squares
+            // they cannot see. The passing seat is told it passed, as a mover is
+            // told its move.
+            let seat_events = self.tell(
+                &before,
+                &seen_before,
+                &[format!("moved {seat}")],
+                Some((seat, event.clone())),
+            );
             return Ok(Played {
                 taken: None,
                 events: vec![event],
