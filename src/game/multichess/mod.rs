@@ -274,11 +274,23 @@ impl Game for MultiGame {
         if self.pos.remaining().len() == 1 {
             self.end = Some(EndReason::Forfeit { seat, kind });
         }
-        let public = vec![format!("forfeit {seat} {kind}"), format!("remove {seat} {n}")];
-        let seat_events = self.tell(&before, &seen_before, &public, None);
+        let forfeit = format!("forfeit {seat} {kind}");
+        let mut seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&forfeit), None);
+        // R-M7b: each seat counts the pieces it is told left (on squares it saw
+        // before or sees now). The full `n` would also count pieces on squares it
+        // sees neither before nor after, telling it something of areas others own;
+        // only the record keeps it.
+        for (i, told) in seat_events.iter_mut().enumerate() {
+            let seen = before
+                .iter()
+                .enumerate()
+                .filter(|&(k, p)| p.is_some_and(|p| p.owner == seat) && (seen_before[i][k] || self.seen[i][k]))
+                .count();
+            told.insert(1, SeatEvent::new(format!("remove {seat} {seen}")));
+        }
         Played {
             taken: None,
-            events: public,
+            events: vec![forfeit, format!("remove {seat} {n}")],
             seat_events,
         }
     }
