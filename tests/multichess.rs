@@ -1653,7 +1653,10 @@ fn r_m6_a_seat_without_a_legal_move_on_its_view_passes() {
 
 /// What seat `s` was sent after `p`: its events in order, exactly as sent, and its view.
 fn sent(p: &Played, g: &dyn Game, s: usize) -> (Vec<String>, String) {
-    let events = p.seat_events[s - 1].iter().map(|e| e.text().to_string()).collect();
+    let events = p.seat_events[s - 1]
+        .iter()
+        .map(|e| e.text().to_string())
+        .collect();
     (events, g.view(seat(s)).text().to_string())
 }
 
@@ -1805,9 +1808,16 @@ fn r_f1_r_m7b_a_removal_tells_a_seat_nothing_of_pieces_it_sees_neither_before_no
     };
     let (before_a, a, ga) = forfeit(base);
     let (before_b, b, gb) = forfeit(&format!("{base} {hidden}"));
-    assert_eq!(before_a, before_b, "the tables differ only in what seat 1 cannot see");
+    assert_eq!(
+        before_a, before_b,
+        "the tables differ only in what seat 1 cannot see"
+    );
     assert_eq!(a.events, ["forfeit 2 crash", "remove 2 5"]);
-    assert_eq!(b.events, ["forfeit 2 crash", "remove 2 9"], "the record counts every piece");
+    assert_eq!(
+        b.events,
+        ["forfeit 2 crash", "remove 2 9"],
+        "the record counts every piece"
+    );
     assert_eq!(
         sent(&a, ga.as_ref(), 1),
         sent(&b, gb.as_ref(), 1),
@@ -1826,24 +1836,45 @@ fn r_f1_r_m7b_a_removal_tells_a_seat_nothing_of_pieces_it_sees_neither_before_no
             "square d5 .",
         ]
     );
-    assert_eq!(area_field(gb.view(seat(1)).text(), 3), "????????/P3???????/.???????/R1...K3???");
+    assert_eq!(
+        area_field(gb.view(seat(1)).text(), 3),
+        "????????/P3???????/.???????/R1...K3???"
+    );
     // Seats 3 and 4 see their own areas: they are told the extra pieces there.
-    for (k, extra) in [(3, ["square 3:f2 .", "square 3:h4 ."]), (4, ["square 4:a2 .", "square 4:d4 ."])] {
+    for (k, extra) in [
+        (3, ["square 3:f2 .", "square 3:h4 ."]),
+        (4, ["square 4:a2 .", "square 4:d4 ."]),
+    ] {
         let (ta, tb) = (told(&a, k), told(&b, k));
         for e in extra {
-            assert!(!ta.contains(&e.to_string()) && tb.contains(&e.to_string()), "seat {k}: {tb:?}");
+            assert!(
+                !ta.contains(&e.to_string()) && tb.contains(&e.to_string()),
+                "seat {k}: {tb:?}"
+            );
         }
-        let count = |t: &[String]| t.iter().find_map(|e| e.strip_prefix("remove 2 ")?.parse::<usize>().ok());
+        let count = |t: &[String]| {
+            t.iter()
+                .find_map(|e| e.strip_prefix("remove 2 ")?.parse::<usize>().ok())
+        };
         assert_eq!(count(&tb), count(&ta).map(|n| n + 2), "seat {k}: {ta:?} {tb:?}");
     }
 }
 
 /// What seat `viewer` is told when `seat` forfeits `before`, by the model (R-M7,
 /// R-M7b).
-fn model_forfeit_told(before: &Board, after: &Board, seat: usize, reason: &str, viewer: usize) -> Vec<String> {
+fn model_forfeit_told(
+    before: &Board,
+    after: &Board,
+    seat: usize,
+    reason: &str,
+    viewer: usize,
+) -> Vec<String> {
     let public = [
         format!("forfeit {seat} {reason}"),
-        format!("remove {seat} {}", model::removed_seen(before, after, seat, viewer)),
+        format!(
+            "remove {seat} {}",
+            model::removed_seen(before, after, seat, viewer)
+        ),
     ];
     model::told(before, after, &public, None).swap_remove(viewer - 1)
 }
@@ -1881,7 +1912,9 @@ fn r_f1_r_m7b_random_forfeits_agree_with_the_model_and_ignore_unseen_pieces() {
             for k in remaining.iter().copied().filter(|&k| k != f) {
                 let (was, is) = (board.visible(k), after.visible(k));
                 let blind: Vec<usize> = (0..was.len())
-                    .filter(|&i| !was[i] && !is[i] && board.cells[i].is_none_or(|p| p.owner == f && p.kind != 'K'))
+                    .filter(|&i| {
+                        !was[i] && !is[i] && board.cells[i].is_none_or(|p| p.owner == f && p.kind != 'K')
+                    })
                     .collect();
                 if blind.is_empty() {
                     continue;
@@ -1910,7 +1943,10 @@ fn r_f1_r_m7b_random_forfeits_agree_with_the_model_and_ignore_unseen_pieces() {
     }
     eprintln!("{checked} pairs, {hidden_differences} with a different record");
     assert!(checked >= 2000, "{checked} pairs");
-    assert!(hidden_differences >= 1500, "{hidden_differences} pairs with different records");
+    assert!(
+        hidden_differences >= 1500,
+        "{hidden_differences} pairs with different records"
+    );
 }
 
 // --- bad input ---------------------------------------------------------------------------------

@@ -284,7 +284,9 @@ impl Game for MultiGame {
             let seen = before
                 .iter()
                 .enumerate()
-                .filter(|&(k, p)| p.is_some_and(|p| p.owner == seat) && (seen_before[i][k] || self.seen[i][k]))
+                .filter(|&(k, p)| {
+                    p.is_some_and(|p| p.owner == seat) && (seen_before[i][k] || self.seen[i][k])
+                })
                 .count();
             told.insert(1, SeatEvent::new(format!("remove {seat} {seen}")));
         }
