@@ -23,7 +23,7 @@ use tempfile::TempDir;
 /// An independent statement of the rules, written from SPEC §3: square names,
 /// state and view strings, R-M3 visibility, moves legal on a seat's view (R-M1,
 /// R-M4), a move on the true board (R-M4 truncation, castling, R-M5 elimination),
-/// and what each seat is told (R-M7).
+/// a forfeit (R-F1), and what each seat is told (R-M7).
 mod model {
     use std::collections::BTreeSet;
     use std::fmt;
@@ -457,12 +457,14 @@ mod model {
             if action == "pass" {
                 self.plies += 1;
                 self.to_move = self.next(seat);
+                // R-M7a: the others learn only whose turn it was, as after a move
+                // they see none of.
                 let e = format!("pass {seat}");
                 return Applied {
                     events: vec![e.clone()],
                     taken: None,
-                    public: vec![e],
-                    mover: None,
+                    public: vec![format!("moved {seat}")],
+                    mover: Some(e),
                 };
             }
             let (squares, promotion) = match action.split_once('=') {
@@ -563,6 +565,39 @@ mod model {
                 mover: Some(format!("move {taken}")),
             }
         }
+
+        /// R-F1 with 3 or more seats: `seat`'s pieces leave the board, every area it
+        /// owned becomes unowned, its own area's castling rights go, and it is out.
+        /// Returns the omniscient events.
+        pub fn forfeit(&mut self, seat: usize, reason: &str) -> Vec<String> {
+            let mut n = 0;
+            for cell in self.cells.iter_mut() {
+                if cell.is_some_and(|p| p.owner == seat) {
+                    *cell = None;
+                    n += 1;
+                }
+            }
+            for o in self.owners.iter_mut() {
+                if *o == Some(seat) {
+                    *o = None;
+                }
+            }
+            self.castling[seat - 1] = "-".to_string();
+            self.out.push(seat);
+            if self.to_move == seat {
+                self.to_move = self.next(seat);
+            }
+            vec![format!("forfeit {seat} {reason}"), format!("remove {seat} {n}")]
+        }
+    }
+
+    /// R-M7b: how many of `seat`'s pieces `viewer` is told left in its forfeit from
+    /// `before` to `after`: those on squares it saw before or sees after.
+    pub fn removed_seen(before: &Board, after: &Board, seat: usize, viewer: usize) -> usize {
+        let (was, is) = (before.visible(viewer), after.visible(viewer));
+        (0..before.cells.len())
+            .filter(|&i| before.cells[i].is_some_and(|p| p.owner == seat) && (was[i] || is[i]))
+            .count()
     }
 
     fn rays(kind: char) -> Vec<(i8, i8)> {
@@ -1596,8 +1631,10 @@ fn r_m6_a_seat_without_a_legal_move_on_its_view_passes() {
     ));
     let p = play(g.as_mut(), 2, "pass");
     assert_eq!(p.events, ["pass 2"]);
-    for k in 1..=3 {
-        assert_eq!(told(&p, k), ["pass 2"]);
+    // R-M7a: only the passing seat is told it passed.
+    assert_eq!(told(&p, 2), ["moved 2", "pass 2"]);
+    for k in [1, 3] {
+        assert_eq!(told(&p, k), ["moved 2"]);
     }
     assert_eq!(g.plies(), 4);
     assert_eq!(
@@ -1610,6 +1647,86 @@ fn r_m6_a_seat_without_a_legal_move_on_its_view_passes() {
     // A seat with a move may not pass.
     let e = reject(g.as_mut(), 3, "pass");
     assert!(matches!(e, Rejection::Illegal { .. }), "{e}");
+}
+
+// --- R-M7a forced passes -----------------------------------------------------------------------
+
+/// What seat `s` was sent after `p`: its events in order, exactly as sent, and its view.
+fn sent(p: &Played, g: &dyn Game, s: usize) -> (Vec<String>, String) {
+    let events = p.seat_events[s - 1]
+        .iter()
+        .map(|e| e.text().to_string())
+        .collect();
+    (events, g.view(seat(s)).text().to_string())
+}
+
+/// Seat 2's pawn on 2:a4 is blocked by seat 1's rook on a5, so with nothing else seat 2
+/// must pass; `more` adds pieces (which may give it a move).
+fn pass_table(more: &str) -> Board {
+    setup(3, &format!("K1@1:e1 R1@a5 P2@2:a4 K3@3:e1 {more} to=2 plies=3"))
+}
+
+#[test]
+fn r_m7a_a_forced_pass_reads_like_a_move_the_seat_sees_none_of() {
+    let mut passed = from_board(&pass_table(""));
+    assert_eq!(passed.forced_action().as_deref(), Some("pass"));
+    // The same table but for what seat 1 cannot see: a pawn of seat 2 in seat 2's
+    // area that can step, or a knight of seat 2 in seat 3's area that can capture.
+    // Seat 3 sees the pawn's area no more than seat 1 does.
+    for (more, action, blind) in [
+        ("P2@2:b2", "2:b2-2:b3", &[1, 3][..]),
+        ("N2@3:c3 P3@3:b1", "3:c3-3:b1", &[1][..]),
+    ] {
+        let mut moved = from_board(&pass_table(more));
+        for &k in blind {
+            assert_eq!(
+                moved.view(seat(k)).text(),
+                passed.view(seat(k)).text(),
+                "the two tables differ only in what seat {k} cannot see"
+            );
+        }
+        assert_eq!(moved.forced_action(), None, "`{more}` gives seat 2 a move");
+        let mut pass_game = passed.boxed_clone();
+        let p = play(pass_game.as_mut(), 2, "pass");
+        let m = play(moved.as_mut(), 2, action);
+        assert_ne!(p.events, m.events, "the record tells them apart");
+        for &k in blind {
+            let (told_pass, view_pass) = sent(&p, pass_game.as_ref(), k);
+            assert_eq!(told_pass, ["moved 2"], "seat {k} after the pass");
+            assert_eq!(
+                (told_pass, view_pass),
+                sent(&m, moved.as_ref(), k),
+                "R-M7a: seat {k} tells the pass from `{action}`"
+            );
+        }
+    }
+    // The pass itself, for the game played on.
+    let p = play(passed.as_mut(), 2, "pass");
+    assert_eq!(p.events, ["pass 2"], "the record keeps the pass");
+    assert_eq!(passed.plies(), 4, "R-M6a");
+}
+
+#[test]
+fn r_m7a_the_passing_seat_knows_and_a_seat_seeing_the_move_tells_it_apart() {
+    let mut passed = from_board(&pass_table(""));
+    let p = play(passed.as_mut(), 2, "pass");
+    assert_eq!(sent(&p, passed.as_ref(), 2).0, ["moved 2", "pass 2"]);
+    // Seat 1's knight on 2:a1 sees 2:b3 and 2:c2: it sees the pawn arrive; seat 3,
+    // with nothing in area 2, does not.
+    let mut moved = from_board(&pass_table("P2@2:b2 N1@2:a1"));
+    let m = play(moved.as_mut(), 2, "2:b2-2:b3");
+    assert_eq!(sent(&m, moved.as_ref(), 1).0, ["moved 2", "square 2:b3 P2"]);
+    assert_eq!(sent(&m, moved.as_ref(), 3).0, ["moved 2"]);
+    assert_eq!(
+        sent(&m, moved.as_ref(), 2).0,
+        ["moved 2", "move 2:b2-2:b3", "square 2:b2 .", "square 2:b3 P2"]
+    );
+    // A move in the public area: everybody sees it.
+    let mut public = from_board(&pass_table("N2@h8"));
+    let m = play(public.as_mut(), 2, "h8-g6");
+    for k in [1, 3] {
+        assert_eq!(told(&m, k), ["moved 2", "square g6 N2", "square h8 ."]);
+    }
 }
 
 // --- R-F1 ------------------------------------------------------------------------------------
@@ -1640,6 +1757,13 @@ fn r_f1_forfeit_with_three_seats_empties_the_area_which_everybody_then_sees() {
         "{t3:?}"
     );
     assert!(t3.contains(&"square 2:e1 .".to_string()), "{t3:?}");
+    // R-M7b: seat 1 saw all four pieces leave (its own area, the public area, area 2
+    // now open to all); seat 3 never saw the knight on 1:c3 and is not told of it.
+    assert!(told(&p, 1).contains(&"remove 2 4".to_string()));
+    assert!(
+        t3.contains(&"remove 2 3".to_string()) && !t3.iter().any(|e| e.contains("1:c3")),
+        "{t3:?}"
+    );
     // Play goes on among seats 1 and 3, into the unowned area with a full view.
     assert_eq!(g.outcome(), None);
     assert_eq!(
@@ -1664,6 +1788,164 @@ fn r_f1_forfeit_with_three_seats_empties_the_area_which_everybody_then_sees() {
             seat: seat(1),
             kind: ForfeitKind::Timeout
         }
+    );
+}
+
+#[test]
+fn r_f1_r_m7b_a_removal_tells_a_seat_nothing_of_pieces_it_sees_neither_before_nor_after() {
+    // Seat 2 forfeits. Seat 1 sees its own area, the public area and area 2 (open to
+    // all after the forfeit); in area 3 its rook on 3:a1 sees 3:b1 and the bishop on
+    // 3:c1 (then, with the bishop gone, up to the king on 3:e1) and 3:a2, 3:a3; it
+    // sees nothing of area 4. `hidden` adds pieces of seat 2 only where seat 1 sees
+    // nothing before or after.
+    let base = "K1@1:e1 R1@3:a1 K2@2:e1 P2@2:b2 N2@d5 N2@1:c3 B2@3:c1 P3@3:a3 K3@3:e1 K4@4:e1";
+    let hidden = "N2@3:h4 R2@3:f2 Q2@4:d4 P2@4:a2";
+    let forfeit = |spec: &str| {
+        let mut g = from_board(&setup(4, spec));
+        let before = g.view(seat(1)).text().to_string();
+        let p = g.forfeit(seat(2), ForfeitKind::Crash);
+        (before, p, g)
+    };
+    let (before_a, a, ga) = forfeit(base);
+    let (before_b, b, gb) = forfeit(&format!("{base} {hidden}"));
+    assert_eq!(
+        before_a, before_b,
+        "the tables differ only in what seat 1 cannot see"
+    );
+    assert_eq!(a.events, ["forfeit 2 crash", "remove 2 5"]);
+    assert_eq!(
+        b.events,
+        ["forfeit 2 crash", "remove 2 9"],
+        "the record counts every piece"
+    );
+    assert_eq!(
+        sent(&a, ga.as_ref(), 1),
+        sent(&b, gb.as_ref(), 1),
+        "R-M7b: seat 1's events and view do not depend on the pieces it never saw"
+    );
+    // The control: seat 1 is told every piece it saw leave, and counts them.
+    assert_eq!(
+        told(&a, 1),
+        [
+            "forfeit 2 crash",
+            "remove 2 5",
+            "square 1:c3 .",
+            "square 2:b2 .",
+            "square 2:e1 .",
+            "square 3:c1 .",
+            "square d5 .",
+        ]
+    );
+    assert_eq!(
+        area_field(gb.view(seat(1)).text(), 3),
+        "????????/P3???????/.???????/R1...K3???"
+    );
+    // Seats 3 and 4 see their own areas: they are told the extra pieces there.
+    for (k, extra) in [
+        (3, ["square 3:f2 .", "square 3:h4 ."]),
+        (4, ["square 4:a2 .", "square 4:d4 ."]),
+    ] {
+        let (ta, tb) = (told(&a, k), told(&b, k));
+        for e in extra {
+            assert!(
+                !ta.contains(&e.to_string()) && tb.contains(&e.to_string()),
+                "seat {k}: {tb:?}"
+            );
+        }
+        let count = |t: &[String]| {
+            t.iter()
+                .find_map(|e| e.strip_prefix("remove 2 ")?.parse::<usize>().ok())
+        };
+        assert_eq!(count(&tb), count(&ta).map(|n| n + 2), "seat {k}: {ta:?} {tb:?}");
+    }
+}
+
+/// What seat `viewer` is told when `seat` forfeits `before`, by the model (R-M7,
+/// R-M7b).
+fn model_forfeit_told(
+    before: &Board,
+    after: &Board,
+    seat: usize,
+    reason: &str,
+    viewer: usize,
+) -> Vec<String> {
+    let public = [
+        format!("forfeit {seat} {reason}"),
+        format!(
+            "remove {seat} {}",
+            model::removed_seen(before, after, seat, viewer)
+        ),
+    ];
+    model::told(before, after, &public, None).swap_remove(viewer - 1)
+}
+
+#[test]
+fn r_f1_r_m7b_random_forfeits_agree_with_the_model_and_ignore_unseen_pieces() {
+    let mut rng = Rng::new(71);
+    let (mut checked, mut hidden_differences) = (0, 0);
+    for (players, count) in [(3, 150), (4, 150), (6, 100), (8, 100)] {
+        for state in random_states(players, count, 500 * players as u64) {
+            let board = Board::parse(&state, players).0;
+            let remaining = board.remaining();
+            if remaining.len() < 2 {
+                continue;
+            }
+            let f = remaining[rng.below(remaining.len())];
+            let mut g = game(players, Some(&state));
+            let p = g.forfeit(seat(f), ForfeitKind::Timeout);
+            let mut after = board.clone();
+            assert_eq!(p.events, after.forfeit(f, "timeout"), "in `{state}`");
+            assert_eq!(g.state(), after.state());
+            for k in 1..=players {
+                assert_eq!(
+                    told(&p, k),
+                    {
+                        let mut want = model_forfeit_told(&board, &after, f, "timeout", k);
+                        want.sort();
+                        want
+                    },
+                    "seat {k} told of seat {f}'s forfeit in `{state}`"
+                );
+            }
+            // The same table with seat f's pieces added or taken away where seat k
+            // sees nothing before or after: seat k is sent the same bytes.
+            for k in remaining.iter().copied().filter(|&k| k != f) {
+                let (was, is) = (board.visible(k), after.visible(k));
+                let blind: Vec<usize> = (0..was.len())
+                    .filter(|&i| {
+                        !was[i] && !is[i] && board.cells[i].is_none_or(|p| p.owner == f && p.kind != 'K')
+                    })
+                    .collect();
+                if blind.is_empty() {
+                    continue;
+                }
+                let mut other = board.clone();
+                for _ in 0..1 + rng.below(4) {
+                    let i = blind[rng.below(blind.len())];
+                    other.cells[i] = match other.cells[i] {
+                        Some(_) => None,
+                        None => model::Pc::parse(&random_piece(f, &mut rng)),
+                    };
+                }
+                let mut g2 = game(players, Some(&other.state()));
+                assert_eq!(g2.view(seat(k)).text(), board.view(k));
+                let p2 = g2.forfeit(seat(f), ForfeitKind::Timeout);
+                assert_eq!(
+                    sent(&p2, g2.as_ref(), k),
+                    sent(&p, g.as_ref(), k),
+                    "R-M7b: seat {k} after seat {f}'s forfeit:\n`{state}`\n`{}`",
+                    other.state()
+                );
+                hidden_differences += usize::from(p2.events != p.events);
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} pairs, {hidden_differences} with a different record");
+    assert!(checked >= 2000, "{checked} pairs");
+    assert!(
+        hidden_differences >= 1500,
+        "{hidden_differences} pairs with different records"
     );
 }
 
@@ -1783,6 +2065,21 @@ fn wire_check(agents: &[String], fill: &str, seed: u64) -> (usize, Vec<Line>) {
                         i + 1
                     );
                     assert_eq!(cell, after.at(sq).map_or(".".to_string(), |p| p.to_string()));
+                }
+                // R-M7a: a pass is told to the passing seat only.
+                if let Some(who) = event.strip_prefix("pass ") {
+                    assert_eq!(who, k.to_string(), "seat {k} told `{sent}`");
+                }
+                // R-M7b: a removal counts only the pieces the seat saw leave.
+                if let Some(rest) = event.strip_prefix("remove ") {
+                    let (who, count) = rest.split_once(' ').unwrap();
+                    let who: usize = who.parse().unwrap();
+                    let (before, after) = (&boards[i], &boards[i + 1]);
+                    assert_eq!(
+                        count.parse::<usize>().unwrap(),
+                        model::removed_seen(before, after, who, k),
+                        "seat {k} told `{sent}`"
+                    );
                 }
                 checked += 1;
             } else if let Some(view) = sent.strip_prefix("view ") {

@@ -196,7 +196,16 @@ impl Game for MultiGame {
             self.pos.to_move = self.pos.next_seat(seat);
             let seen_before = self.refresh_seen();
             let event = format!("pass {seat}");
-            let seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&event), None);
+            // R-M7a: the others are told only whose turn it was, as for a move they
+            // see none of; `pass` would tell them the seat has no move on squares
+            // they cannot see. The passing seat is told it passed, as a mover is
+            // told its move.
+            let seat_events = self.tell(
+                &before,
+                &seen_before,
+                &[format!("moved {seat}")],
+                Some((seat, event.clone())),
+            );
             return Ok(Played {
                 taken: None,
                 events: vec![event],
@@ -269,11 +278,25 @@ impl Game for MultiGame {
         if self.pos.remaining().len() == 1 {
             self.end = Some(EndReason::Forfeit { seat, kind });
         }
-        let public = vec![format!("forfeit {seat} {kind}"), format!("remove {seat} {n}")];
-        let seat_events = self.tell(&before, &seen_before, &public, None);
+        let forfeit = format!("forfeit {seat} {kind}");
+        let mut seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&forfeit), None);
+        // R-M7b: each seat counts the pieces it is told left (on squares it saw
+        // before or sees now). The full `n` would also count pieces on squares it
+        // sees neither before nor after, telling it something of areas others own;
+        // only the record keeps it.
+        for (i, told) in seat_events.iter_mut().enumerate() {
+            let seen = before
+                .iter()
+                .enumerate()
+                .filter(|&(k, p)| {
+                    p.is_some_and(|p| p.owner == seat) && (seen_before[i][k] || self.seen[i][k])
+                })
+                .count();
+            told.insert(1, SeatEvent::new(format!("remove {seat} {seen}")));
+        }
         Played {
             taken: None,
-            events: public,
+            events: vec![forfeit, format!("remove {seat} {n}")],
             seat_events,
         }
     }
