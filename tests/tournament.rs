@@ -979,6 +979,20 @@ fn bad_input_is_refused_with_one_line_and_exit_2() {
             "elo0 < elo1",
         ),
         (
+            // JSON holds no infinity: tournament.json would not read back, and a
+            // --resume given it panicked comparing definitions.
+            "--sprt with an infinite bound",
+            with(
+                &[
+                    &["--game", "telka"][..],
+                    &two,
+                    &["--sprt", "elo0=-inf", "elo1=5", "alpha=0.05", "beta=0.05"],
+                ]
+                .concat(),
+            ),
+            "--sprt elo0=-inf: not a finite number",
+        ),
+        (
             "--sprt incomplete",
             with(&[&["--game", "telka"][..], &two, &["--sprt", "elo0=0"]].concat()),
             "--sprt",

@@ -661,8 +661,11 @@ pub fn run(
         }
         // Compared as stored: the file keeps entrant options sorted by name, so the
         // definition as given must make the same round trip.
-        let text = serde_json::to_string(def).expect("definitions serialise");
-        let given: Definition = serde_json::from_str(&text).expect("definitions read back");
+        // A definition that does not survive the trip (a value JSON cannot hold) is
+        // refused, not a panic.
+        let given: Definition = serde_json::to_string(def)
+            .and_then(|text| serde_json::from_str(&text))
+            .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))?;
         if stored != given {
             return Err(TournamentError::Setup(format!(
                 "{} holds a different tournament (game, entrants, schedule or seed differ)",
@@ -670,7 +673,8 @@ pub fn run(
             )));
         }
     } else {
-        let text = serde_json::to_string_pretty(def).expect("definitions serialise");
+        let text = serde_json::to_string_pretty(def)
+            .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))?;
         std::fs::write(&meta, text + "\n").map_err(io_err(&meta))?;
     }
     let mine: Vec<&Scheduled> = schedule
