@@ -1300,3 +1300,81 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
     resume.push("--resume".into());
     assert_eq!(tournament(dir, "t", &resume), whole);
 }
+
+/// Whatever a record or tournament.json holds, `merge` ends with its figures (exit 0)
+/// or one error line (exit 2), never a panic: records cut at and around every line
+/// end, a byte of every line changed, and definitions edited by hand.
+#[test]
+fn no_damaged_file_makes_merge_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tournament(dir, "t", &small_args());
+    let t = dir.join("t");
+    let original = std::fs::read(t.join("games/game-00001.jsonl")).unwrap();
+    let mut variants: Vec<(String, Vec<u8>)> = Vec::new();
+    let ends: Vec<usize> = (0..original.len()).filter(|&i| original[i] == b'\n').collect();
+    let mut start = 0;
+    for &end in &ends {
+        for cut in [start, (start + end) / 2, end, end + 1] {
+            variants.push((format!("cut at byte {cut}"), original[..cut].to_vec()));
+        }
+        for (byte, what) in [(b'x', "an x"), (0xff, "a non-UTF-8 byte"), (b'\n', "a newline")] {
+            let mut bytes = original.clone();
+            bytes[(start + end) / 2] = byte;
+            variants.push((format!("{what} at byte {}", (start + end) / 2), bytes));
+        }
+        start = end + 1;
+    }
+    let m = dir.join("m");
+    copy_out(&t, &m);
+    let check = |what: &str| {
+        let run = referee(dir, &words(&["merge", "m"]));
+        assert!(
+            !run.stderr.contains("panicked"),
+            "{what}: merge panicked: {}",
+            run.stderr
+        );
+        assert!(
+            run.code == 0 || run.code == 2,
+            "{what}: exit {}: {}",
+            run.code,
+            run.stderr
+        );
+        if run.code == 2 {
+            assert_usage_error(&run, what, "m/");
+        }
+    };
+    for (what, bytes) in &variants {
+        std::fs::write(m.join("games/game-00001.jsonl"), bytes).unwrap();
+        check(what);
+    }
+    std::fs::write(m.join("games/game-00001.jsonl"), &original).unwrap();
+    let definition = read_json(&t.join("tournament.json"));
+    let edits: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+        ("a huge opening", Box::new(|d| d["random_plies"] = json!(1u64 << 60))),
+        ("more games", Box::new(|d| d["games"] = json!(6))),
+        ("no rounds", Box::new(|d| d["rounds"] = json!(0))),
+        ("a gauntlet", Box::new(|d| d["format"] = json!("gauntlet"))),
+        ("another game", Box::new(|d| d["game"] = json!("telka"))),
+        ("two seats", Box::new(|d| d["options"]["players"] = json!("2"))),
+        ("no options", Box::new(|d| d["options"] = json!({}))),
+        ("another seed", Box::new(|d| d["seed"] = json!(4))),
+        ("an entrant fewer", Box::new(|d| {
+            d["entrants"].as_array_mut().unwrap().pop();
+        })),
+        ("an entrant more", Box::new(|d| {
+            let first = d["entrants"][0].clone();
+            d["entrants"].as_array_mut().unwrap().push(first);
+        })),
+        ("an unknown built-in agent", Box::new(|d| d["entrants"][0]["cmd"] = json!("builtin:nope"))),
+        ("an SPRT on three seats", Box::new(|d| {
+            d["sprt"] = json!({"elo0": 0.0, "elo1": 5.0, "alpha": 0.0, "beta": 1.0})
+        })),
+    ];
+    for (what, edit) in &edits {
+        let mut d = definition.clone();
+        edit(&mut d);
+        std::fs::write(m.join("tournament.json"), d.to_string()).unwrap();
+        check(what);
+    }
+}

@@ -1109,7 +1109,11 @@ pub fn load_dir(dir: &Path) -> Result<(Definition, Vec<GameResult>), TournamentE
     let text = std::fs::read_to_string(&meta).map_err(io_err(&meta))?;
     let def: Definition = serde_json::from_str(&text)
         .map_err(|e| TournamentError::Setup(format!("{}: {e}", meta.display())))?;
-    let schedule = def.schedule()?;
+    // Named: a schedule the file's definition cannot make is the file's fault, and
+    // says `--games` where merge was given no such flag.
+    let schedule = def
+        .schedule()
+        .map_err(|e| TournamentError::Setup(format!("{}: {e}", meta.display())))?;
     let mut results = Vec::new();
     let present = scan_records(dir, &schedule)?;
     for game in schedule.iter().filter(|g| present.contains(&g.index)) {
