@@ -1051,7 +1051,11 @@ fn the_next_update_removes_the_temporary_files_of_killed_ones() {
     );
     assert_eq!(out.status.code(), None, "killed: {}", text(&out.stderr));
     assert!(mail.bytes() == before, "the record is as it was");
-    assert_eq!(temp_files(mail.dir()).len(), 1, "the killed play left its temporary file");
+    assert_eq!(
+        temp_files(mail.dir()).len(),
+        1,
+        "the killed play left its temporary file"
+    );
     // One more, as a writer with another process id would have left it.
     std::fs::write(mail.dir().join(format!("{RECORD}.tmp1")), "half a record").unwrap();
 
@@ -1084,7 +1088,11 @@ fn the_next_update_removes_the_temporary_files_of_killed_ones() {
     );
     assert_eq!(out.status.code(), None, "killed: {}", text(&out.stderr));
     assert!(mail.bytes() == before, "the record is as it was");
-    assert_eq!(temp_files(mail.dir()).len(), 1, "the killed resign left its temporary file");
+    assert_eq!(
+        temp_files(mail.dir()).len(),
+        1,
+        "the killed resign left its temporary file"
+    );
     assert!(mail.resign(seat).status.success());
     assert_eq!(temp_files(mail.dir()), BTreeSet::new());
     mail.assert_verifies();
@@ -1101,7 +1109,11 @@ fn a_crash_while_creating_a_game_can_be_retried() {
     let out = crash(dir.path(), &new);
     assert_eq!(out.status.code(), None, "killed: {}", text(&out.stderr));
     assert!(!dir.path().join(RECORD).exists(), "no record was created");
-    assert_eq!(temp_files(dir.path()).len(), 1, "the killed `new` left its temporary file");
+    assert_eq!(
+        temp_files(dir.path()).len(),
+        1,
+        "the killed `new` left its temporary file"
+    );
     let out = command_in(dir.path()).args(new).output().expect("runs");
     assert!(
         out.status.success(),

@@ -1133,7 +1133,9 @@ fn games_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
 /// `referee match` with random agents into `<dir>/<record>`: a record of another
 /// game or other options.
 fn foreign_record(dir: &Path, record: &str, args: &[&str]) -> PathBuf {
-    let mut all = words(&["match", "--fill", "random", "--seed", "3", "-q", "--record", record]);
+    let mut all = words(&[
+        "match", "--fill", "random", "--seed", "3", "-q", "--record", record,
+    ]);
     all.extend(words(args));
     let run = referee(dir, &all);
     assert_eq!(run.code, 0, "match {args:?}: {}", run.stderr);
@@ -1350,8 +1352,12 @@ fn no_damaged_file_makes_merge_panic() {
     }
     std::fs::write(m.join("games/game-00001.jsonl"), &original).unwrap();
     let definition = read_json(&t.join("tournament.json"));
-    let edits: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        ("a huge opening", Box::new(|d| d["random_plies"] = json!(1u64 << 60))),
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "a huge opening",
+            Box::new(|d| d["random_plies"] = json!(1u64 << 60)),
+        ),
         ("more games", Box::new(|d| d["games"] = json!(6))),
         ("no rounds", Box::new(|d| d["rounds"] = json!(0))),
         ("a gauntlet", Box::new(|d| d["format"] = json!("gauntlet"))),
@@ -1359,17 +1365,27 @@ fn no_damaged_file_makes_merge_panic() {
         ("two seats", Box::new(|d| d["options"]["players"] = json!("2"))),
         ("no options", Box::new(|d| d["options"] = json!({}))),
         ("another seed", Box::new(|d| d["seed"] = json!(4))),
-        ("an entrant fewer", Box::new(|d| {
-            d["entrants"].as_array_mut().unwrap().pop();
-        })),
-        ("an entrant more", Box::new(|d| {
-            let first = d["entrants"][0].clone();
-            d["entrants"].as_array_mut().unwrap().push(first);
-        })),
-        ("an unknown built-in agent", Box::new(|d| d["entrants"][0]["cmd"] = json!("builtin:nope"))),
-        ("an SPRT on three seats", Box::new(|d| {
-            d["sprt"] = json!({"elo0": 0.0, "elo1": 5.0, "alpha": 0.0, "beta": 1.0})
-        })),
+        (
+            "an entrant fewer",
+            Box::new(|d| {
+                d["entrants"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "an entrant more",
+            Box::new(|d| {
+                let first = d["entrants"][0].clone();
+                d["entrants"].as_array_mut().unwrap().push(first);
+            }),
+        ),
+        (
+            "an unknown built-in agent",
+            Box::new(|d| d["entrants"][0]["cmd"] = json!("builtin:nope")),
+        ),
+        (
+            "an SPRT on three seats",
+            Box::new(|d| d["sprt"] = json!({"elo0": 0.0, "elo1": 5.0, "alpha": 0.0, "beta": 1.0})),
+        ),
     ];
     for (what, edit) in &edits {
         let mut d = definition.clone();

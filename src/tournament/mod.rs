@@ -305,7 +305,9 @@ pub enum RecordProblem {
         ply: u32,
     },
     /// A finished game whose opening was cut short.
-    #[error("the random opening stops before ply {ply}, where this tournament's opening makes another action")]
+    #[error(
+        "the random opening stops before ply {ply}, where this tournament's opening makes another action"
+    )]
     OpeningCut {
         /// The first ply not played by the opening.
         ply: usize,
@@ -790,26 +792,25 @@ fn play_one(
     game: &Scheduled,
 ) -> Result<GameResult, TournamentError> {
     let id = def.game_id()?;
-    let agents = game
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(seat, &who)| {
-            let entrant = def
-                .entrants
-                .get(who)
-                .ok_or_else(|| TournamentError::Setup(format!("game {}: no entrant {who}", game.index)))?;
-            let command = seat_command(def, game, seat, &opts.exe).map_err(TournamentError::Setup)?;
-            let mut spec = AgentSpec::new(command);
-            spec.env = opts.env.clone();
-            spec.limits = opts.limits;
-            spec.working_dir = entrant.dir.clone();
-            Ok(SeatAgent {
-                spec,
-                options: entrant.options.clone(),
+    let agents =
+        game.seats
+            .iter()
+            .enumerate()
+            .map(|(seat, &who)| {
+                let entrant = def.entrants.get(who).ok_or_else(|| {
+                    TournamentError::Setup(format!("game {}: no entrant {who}", game.index))
+                })?;
+                let command = seat_command(def, game, seat, &opts.exe).map_err(TournamentError::Setup)?;
+                let mut spec = AgentSpec::new(command);
+                spec.env = opts.env.clone();
+                spec.limits = opts.limits;
+                spec.working_dir = entrant.dir.clone();
+                Ok(SeatAgent {
+                    spec,
+                    options: entrant.options.clone(),
+                })
             })
-        })
-        .collect::<Result<_, TournamentError>>()?;
+            .collect::<Result<_, TournamentError>>()?;
     let control =
         TimeControl::parse_recorded(&def.time_control).map_err(|e| TournamentError::Setup(e.to_string()))?;
     let config = MatchConfig {
