@@ -2,7 +2,8 @@
 //!
 //! Updates are atomic (a new file is written beside the record, synced, and renamed
 //! over it) and serialised by an exclusive lock on `<record>.lock`, so two mails
-//! processed at once cannot both apply and a crash leaves the previous record intact.
+//! processed at once cannot both apply and a crash leaves the previous record intact
+//! (its temporary file, `<record>.tmp<pid>`, is removed by the next update).
 //! A game's secret salt lives in `<record>.salt` until the game ends; then a `reveal`
 //! line publishes it, so every seat can check what it was told (`audit`).
 
@@ -82,8 +83,44 @@ fn lock(path: &Path) -> Result<Locked, PbmError> {
     Ok(Locked { _lock: lock })
 }
 
-/// Writes `lines` as the whole record, atomically.
-fn rewrite(path: &Path, header: &Header, lines: &[Line]) -> Result<(), PbmError> {
+/// Removes the temporary files `<record>.tmp<pid>` that writers of the record left
+/// when they died between writing one and renaming it over the record (a kill, a
+/// crash, a power cut). The lock is exclusive and every writer takes it first, so
+/// while `_held` no other writer is alive: every such file found is stale. They are
+/// whole records, omniscient events and hidden placements included, so they must not
+/// pile up beside the record.
+fn remove_stale_temps(_held: &Locked, path: &Path) -> Result<(), PbmError> {
+    let Some(name) = path.file_name() else {
+        return Ok(());
+    };
+    let mut prefix = name.as_encoded_bytes().to_vec();
+    prefix.extend_from_slice(b".tmp");
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let file_name = entry.file_name();
+        let stale = file_name
+            .as_encoded_bytes()
+            .strip_prefix(prefix.as_slice())
+            .is_some_and(|pid| !pid.is_empty() && pid.iter().all(u8::is_ascii_digit));
+        if stale {
+            let stale_path = entry.path();
+            match std::fs::remove_file(&stale_path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&stale_path)(e)),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `lines` as the whole record, atomically; the caller holds the record's
+/// lock (`held`).
+fn rewrite(held: &Locked, path: &Path, header: &Header, lines: &[Line]) -> Result<(), PbmError> {
+    remove_stale_temps(held, path)?;
     let tmp = side(path, &format!(".tmp{}", std::process::id()));
     let result = (|| -> std::io::Result<()> {
         let file = File::create(&tmp)?;
@@ -219,7 +256,7 @@ pub fn new_game(
             g.seat_count()
         )));
     }
-    let _lock = lock(path)?;
+    let held = lock(path)?;
     // Checked under the lock, so two `new` on one path cannot both pass.
     if path.exists() {
         return Err(PbmError::Usage(format!(
@@ -249,7 +286,7 @@ pub fn new_game(
         .and_then(|_| f.sync_all())
         .map_err(io(&salt_path))?;
     let header = Header::new(g.as_ref(), None, 0, |seat| (names[seat.index()].clone(), None));
-    rewrite(path, &header, &[])?;
+    rewrite(&held, path, &header, &[])?;
     let open = Open::read(path)?;
     Seat::all(g.seat_count()).map(|s| message(&open, s, 1)).collect()
 }
@@ -455,7 +492,7 @@ fn update(
     if !path.is_file() {
         return Err(PbmError::Record(format!("{}: no such record", path.display())));
     }
-    let _lock = lock(path)?;
+    let held = lock(path)?;
     let open = Open::read(path)?;
     let salt = open.salt()?.to_string();
     let mut game = open.replay.game.boxed_clone();
@@ -480,7 +517,7 @@ fn update(
         let data = committed_data(&open.replay, &lines);
         lines.push(Line::Reveal(RevealLine { salt, data }));
     }
-    rewrite(path, &open.replay.header, &lines)?;
+    rewrite(&held, path, &open.replay.header, &lines)?;
     let open = Open::read(path)?;
     Seat::all(game.seat_count())
         .map(|s| message(&open, s, before))

@@ -996,8 +996,8 @@ fn a_crash_mid_update_leaves_the_record_as_it_was() {
     assert_eq!(salt_after, salt, "the salt is untouched");
     mail.assert_verifies();
     let stray: Vec<String> = file_names(mail.dir()).difference(&names).cloned().collect();
-    // Only the dead process's temporary file may be left behind (it is: nothing
-    // removes it), and it must not disturb what follows.
+    // Only the dead process's temporary file may be left behind (until the next
+    // update removes it), and it must not disturb what follows.
     assert!(
         stray.iter().all(|n| n.starts_with(&format!("{RECORD}.tmp"))),
         "unexpected files: {stray:?}"
@@ -1027,6 +1027,90 @@ fn a_crash_mid_update_leaves_the_record_as_it_was() {
     assert_audits(&mail);
 }
 
+/// The temporary files of the record in `dir` (`<record>.tmp<pid>`).
+fn temp_files(dir: &Path) -> BTreeSet<String> {
+    file_names(dir)
+        .into_iter()
+        .filter(|n| {
+            n.strip_prefix(&format!("{RECORD}.tmp"))
+                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_next_update_removes_the_temporary_files_of_killed_ones() {
+    let mut mail = Mail::new("pegchow", &["players=2"], 2);
+    // Files that only look alike are not the record's temporary files: kept.
+    let bystanders = [
+        format!("{RECORD}.tmp"),
+        format!("{RECORD}.tmpx1"),
+        format!("{RECORD}.tmp12.bak"),
+        format!("x{RECORD}.tmp12"),
+        "other.jsonl.tmp12".to_string(),
+    ];
+    for name in &bystanders {
+        std::fs::write(mail.dir().join(name), "keep").unwrap();
+    }
+    let mut rng = Rng(5);
+    let seat = mail.turn().expect("on");
+    let action = rng.pick(&legal_of(&mail.view(seat))).clone();
+    let before = mail.bytes();
+    let out = crash(
+        mail.dir(),
+        &["pbm", "play", RECORD, "--seat", &seat.to_string(), &action],
+    );
+    assert_eq!(out.status.code(), None, "killed: {}", text(&out.stderr));
+    assert!(mail.bytes() == before, "the record is as it was");
+    assert_eq!(
+        temp_files(mail.dir()).len(),
+        1,
+        "the killed play left its temporary file"
+    );
+    // One more, as a writer with another process id would have left it.
+    std::fs::write(mail.dir().join(format!("{RECORD}.tmp1")), "half a record").unwrap();
+
+    let out = mail.play(seat, &action);
+    assert!(out.status.success(), "the play: {}", text(&out.stderr));
+    assert_eq!(
+        temp_files(mail.dir()),
+        BTreeSet::new(),
+        "the play removed the stale temporary files"
+    );
+    mail.assert_verifies();
+    assert!(
+        matches!(mail.lines().last(), Some(Line::Action(a)) if a.action == action),
+        "the play was applied"
+    );
+    for name in &bystanders {
+        assert_eq!(
+            std::fs::read_to_string(mail.dir().join(name)).unwrap(),
+            "keep",
+            "{name} was touched"
+        );
+    }
+
+    // The same for a resign killed after its temporary write.
+    let seat = mail.turn().expect("on");
+    let before = mail.bytes();
+    let out = crash(
+        mail.dir(),
+        &["pbm", "resign", RECORD, "--seat", &seat.to_string()],
+    );
+    assert_eq!(out.status.code(), None, "killed: {}", text(&out.stderr));
+    assert!(mail.bytes() == before, "the record is as it was");
+    assert_eq!(
+        temp_files(mail.dir()).len(),
+        1,
+        "the killed resign left its temporary file"
+    );
+    assert!(mail.resign(seat).status.success());
+    assert_eq!(temp_files(mail.dir()), BTreeSet::new());
+    mail.assert_verifies();
+    assert_finished_record(&mail, "pegchow");
+    assert_audits(&mail);
+}
+
 #[test]
 fn a_crash_while_creating_a_game_can_be_retried() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -1036,11 +1120,21 @@ fn a_crash_while_creating_a_game_can_be_retried() {
     let out = crash(dir.path(), &new);
     assert_eq!(out.status.code(), None, "killed: {}", text(&out.stderr));
     assert!(!dir.path().join(RECORD).exists(), "no record was created");
+    assert_eq!(
+        temp_files(dir.path()).len(),
+        1,
+        "the killed `new` left its temporary file"
+    );
     let out = command_in(dir.path()).args(new).output().expect("runs");
     assert!(
         out.status.success(),
         "creating the game again works: {}",
         text(&out.stderr)
+    );
+    assert_eq!(
+        temp_files(dir.path()),
+        BTreeSet::new(),
+        "creating it again removed the stale temporary file"
     );
     let out = command_in(dir.path())
         .args(["verify", RECORD])

@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use referee::record::{self, Header, Line, RecordWriter};
 use referee::tournament::stats::{Pentanomial, Sprt};
 use serde_json::{json, Value};
 
@@ -978,6 +979,20 @@ fn bad_input_is_refused_with_one_line_and_exit_2() {
             "elo0 < elo1",
         ),
         (
+            // JSON holds no infinity: tournament.json would not read back, and a
+            // --resume given it panicked comparing definitions.
+            "--sprt with an infinite bound",
+            with(
+                &[
+                    &["--game", "telka"][..],
+                    &two,
+                    &["--sprt", "elo0=-inf", "elo1=5", "alpha=0.05", "beta=0.05"],
+                ]
+                .concat(),
+            ),
+            "--sprt elo0=-inf: not a finite number",
+        ),
+        (
             "--sprt incomplete",
             with(&[&["--game", "telka"][..], &two, &["--sprt", "elo0=0"]].concat()),
             "--sprt",
@@ -1027,4 +1042,355 @@ fn bad_input_is_refused_with_one_line_and_exit_2() {
         ]),
     );
     assert_usage_error(&run, "an entrant that cannot start", "no-such-bot");
+}
+
+// ---------------------------------------------------------------------------
+// 8. Records that do not belong
+
+/// A short finished tournament to tamper with: three seats, so that a record of a
+/// two-seat game (fewer places than seats) is among the foreign ones, and a random
+/// opening, so that one can be forged.
+fn small_args() -> Vec<String> {
+    words(&[
+        "--game",
+        "pegchow",
+        "-o",
+        "players=3",
+        "-o",
+        "max-plies=30",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+        "--random-plies",
+        "2",
+        "--seed",
+        "3",
+    ])
+}
+
+/// The lines of a record, typed.
+fn typed_lines(path: &Path) -> Vec<Line> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|l| {
+            let (body, _) = record::unseal(l).expect("a sealed line");
+            serde_json::from_str(&body).expect("a record line")
+        })
+        .collect()
+}
+
+/// `lines` as a record with an intact hash chain: what a forger, or a copy from
+/// another tournament, leaves.
+fn sealed(lines: &[Line]) -> Vec<u8> {
+    let mut w = RecordWriter::new(Vec::new());
+    for line in lines {
+        w.write(line).expect("written to memory");
+    }
+    w.into_inner()
+}
+
+/// Rewrites the record at `path` with `edit` applied to its lines, resealed.
+fn forge(path: &Path, edit: impl FnOnce(&mut Vec<Line>)) {
+    let mut lines = typed_lines(path);
+    edit(&mut lines);
+    std::fs::write(path, sealed(&lines)).unwrap();
+}
+
+fn header_of(lines: &mut [Line]) -> &mut Header {
+    match lines.first_mut() {
+        Some(Line::Header(h)) => h,
+        other => panic!("not a header: {other:?}"),
+    }
+}
+
+/// A copy of the tournament directory `from` as `to` (tournament.json and games/).
+fn copy_out(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.join("games")).unwrap();
+    std::fs::copy(from.join("tournament.json"), to.join("tournament.json")).unwrap();
+    for entry in std::fs::read_dir(from.join("games")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join("games").join(entry.file_name())).unwrap();
+    }
+}
+
+/// Every file in `<out>/games/` with its bytes.
+fn games_files(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(out.join("games"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `referee match` with random agents into `<dir>/<record>`: a record of another
+/// game or other options.
+fn foreign_record(dir: &Path, record: &str, args: &[&str]) -> PathBuf {
+    let mut all = words(&[
+        "match", "--fill", "random", "--seed", "3", "-q", "--record", record,
+    ]);
+    all.extend(words(args));
+    let run = referee(dir, &all);
+    assert_eq!(run.code, 0, "match {args:?}: {}", run.stderr);
+    dir.join(record)
+}
+
+#[test]
+fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let whole = tournament(dir, "t", &small_args());
+    assert_eq!(parse(&whole)["scheduled"], 3);
+    let t = dir.join("t");
+    let game = |i: usize| t.join("games").join(format!("game-{i:05}.jsonl"));
+    let two_seats = foreign_record(dir, "telka2.jsonl", &["--game", "telka", "-o", "max-plies=20"]);
+    let three_seats = foreign_record(
+        dir,
+        "telka3.jsonl",
+        &["--game", "telka", "-o", "players=3", "-o", "max-plies=20"],
+    );
+    let other_options = foreign_record(
+        dir,
+        "pegchow.jsonl",
+        &["--game", "pegchow", "-o", "players=3", "-o", "max-plies=20"],
+    );
+
+    type Tamper = Box<dyn Fn(&Path)>;
+    let copy_over = |from: PathBuf| -> Tamper {
+        Box::new(move |to: &Path| {
+            std::fs::copy(&from, to).unwrap();
+        })
+    };
+    // (what, the file tampered with, how, what the error says)
+    let cases: Vec<(&str, &str, Tamper, &str)> = vec![
+        (
+            "a record of a two-seat game of another kind",
+            "game-00001.jsonl",
+            copy_over(two_seats),
+            "a record of telka, not of this tournament's pegchow",
+        ),
+        (
+            "a record of another game with as many seats",
+            "game-00001.jsonl",
+            copy_over(three_seats),
+            "a record of telka, not of this tournament's pegchow",
+        ),
+        (
+            "a record of the game with other options",
+            "game-00002.jsonl",
+            copy_over(other_options),
+            "a record with options colors-per-player=1 max-plies=20 players=3, not this tournament's colors-per-player=1 max-plies=30 players=3",
+        ),
+        (
+            "another game of the schedule under this one's name",
+            "game-00001.jsonl",
+            copy_over(game(0)),
+            "the record of game 0 of the schedule, not of game 1",
+        ),
+        (
+            "a record of no game of the schedule",
+            "game-00003.jsonl",
+            copy_over(game(0)),
+            "not the record of a game of this tournament's schedule, which has 3 games",
+        ),
+        (
+            "a seed no game has",
+            "game-00001.jsonl",
+            Box::new(|p| forge(p, |l| header_of(l).seed = 12345)),
+            "seed 12345, not game 1's seed",
+        ),
+        (
+            "another entrant in a seat",
+            "game-00002.jsonl",
+            Box::new(|p| forge(p, |l| header_of(l).seats[1].command = Some("sh bot.sh".into()))),
+            "seat 2 was played by `sh bot.sh`, not by",
+        ),
+        (
+            "a built-in entrant with another seed",
+            "game-00000.jsonl",
+            Box::new(|p| {
+                forge(p, |l| {
+                    let seat = &mut header_of(l).seats[0];
+                    let command = seat.command.take().unwrap();
+                    let cut = command.rfind(' ').unwrap();
+                    seat.command = Some(format!("{} 1", &command[..cut]));
+                })
+            }),
+            "seat 1 was played by",
+        ),
+        (
+            "another time control",
+            "game-00000.jsonl",
+            Box::new(|p| forge(p, |l| header_of(l).time_control = Some("st=9".into()))),
+            "time control st=9, not this tournament's",
+        ),
+        (
+            "an opening cut short",
+            "game-00001.jsonl",
+            Box::new(|p| {
+                forge(p, |l| match &mut l[2] {
+                    Line::Action(a) => a.opening = false,
+                    other => panic!("not an action: {other:?}"),
+                })
+            }),
+            "the random opening stops before ply 2, where this tournament's opening makes another",
+        ),
+        (
+            "an opening action after the agents began",
+            "game-00001.jsonl",
+            Box::new(|p| {
+                forge(p, |l| match &mut l[3] {
+                    Line::Action(a) => a.opening = true,
+                    other => panic!("not an action: {other:?}"),
+                })
+            }),
+            "ply 3 is marked as a random opening action",
+        ),
+        (
+            "a byte changed",
+            "game-00002.jsonl",
+            Box::new(|p| {
+                let text = std::fs::read_to_string(p).unwrap();
+                std::fs::write(p, text.replacen("\"ply\":4,", "\"ply\":5,", 1)).unwrap();
+            }),
+            "does not verify: line 5: hash mismatch",
+        ),
+        (
+            "a forged result that keeps the chain",
+            "game-00002.jsonl",
+            Box::new(|p| {
+                forge(p, |l| match l.last_mut() {
+                    Some(Line::Result(r)) => r.plies += 1,
+                    other => panic!("not a result: {other:?}"),
+                })
+            }),
+            "does not verify: line",
+        ),
+    ];
+    for (n, (what, file, tamper, needle)) in cases.iter().enumerate() {
+        let name = format!("case{n}");
+        let out = dir.join(&name);
+        copy_out(&t, &out);
+        tamper(&out.join("games").join(file));
+        let before = games_files(&out);
+        let path = format!("{name}/games/{file}: ");
+
+        let run = referee(dir, &words(&["merge", &name]));
+        assert_usage_error(&run, what, &format!("{path}{needle}"));
+
+        let mut resume = words(&["tournament", "--out", &name, "--resume"]);
+        resume.extend(small_args());
+        let run = referee(dir, &resume);
+        assert_usage_error(&run, what, &format!("{path}{needle}"));
+        assert!(
+            games_files(&out) == before,
+            "{what}: the refused resume changed {name}/games"
+        );
+    }
+    // The untouched directory still merges and resumes to the same figures.
+    let run = referee(dir, &words(&["merge", "--json", "t"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, whole);
+    let mut resume = small_args();
+    resume.push("--resume".into());
+    assert_eq!(tournament(dir, "t", &resume), whole);
+}
+
+/// Whatever a record or tournament.json holds, `merge` ends with its figures (exit 0)
+/// or one error line (exit 2), never a panic: records cut at and around every line
+/// end, a byte of every line changed, and definitions edited by hand.
+#[test]
+fn no_damaged_file_makes_merge_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tournament(dir, "t", &small_args());
+    let t = dir.join("t");
+    let original = std::fs::read(t.join("games/game-00001.jsonl")).unwrap();
+    let mut variants: Vec<(String, Vec<u8>)> = Vec::new();
+    let ends: Vec<usize> = (0..original.len()).filter(|&i| original[i] == b'\n').collect();
+    let mut start = 0;
+    for &end in &ends {
+        for cut in [start, (start + end) / 2, end, end + 1] {
+            variants.push((format!("cut at byte {cut}"), original[..cut].to_vec()));
+        }
+        for (byte, what) in [(b'x', "an x"), (0xff, "a non-UTF-8 byte"), (b'\n', "a newline")] {
+            let mut bytes = original.clone();
+            bytes[(start + end) / 2] = byte;
+            variants.push((format!("{what} at byte {}", (start + end) / 2), bytes));
+        }
+        start = end + 1;
+    }
+    let m = dir.join("m");
+    copy_out(&t, &m);
+    let check = |what: &str| {
+        let run = referee(dir, &words(&["merge", "m"]));
+        assert!(
+            !run.stderr.contains("panicked"),
+            "{what}: merge panicked: {}",
+            run.stderr
+        );
+        assert!(
+            run.code == 0 || run.code == 2,
+            "{what}: exit {}: {}",
+            run.code,
+            run.stderr
+        );
+        if run.code == 2 {
+            assert_usage_error(&run, what, "m/");
+        }
+    };
+    for (what, bytes) in &variants {
+        std::fs::write(m.join("games/game-00001.jsonl"), bytes).unwrap();
+        check(what);
+    }
+    std::fs::write(m.join("games/game-00001.jsonl"), &original).unwrap();
+    let definition = read_json(&t.join("tournament.json"));
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "a huge opening",
+            Box::new(|d| d["random_plies"] = json!(1u64 << 60)),
+        ),
+        ("more games", Box::new(|d| d["games"] = json!(6))),
+        ("no rounds", Box::new(|d| d["rounds"] = json!(0))),
+        ("a gauntlet", Box::new(|d| d["format"] = json!("gauntlet"))),
+        ("another game", Box::new(|d| d["game"] = json!("telka"))),
+        ("two seats", Box::new(|d| d["options"]["players"] = json!("2"))),
+        ("no options", Box::new(|d| d["options"] = json!({}))),
+        ("another seed", Box::new(|d| d["seed"] = json!(4))),
+        (
+            "an entrant fewer",
+            Box::new(|d| {
+                d["entrants"].as_array_mut().unwrap().pop();
+            }),
+        ),
+        (
+            "an entrant more",
+            Box::new(|d| {
+                let first = d["entrants"][0].clone();
+                d["entrants"].as_array_mut().unwrap().push(first);
+            }),
+        ),
+        (
+            "an unknown built-in agent",
+            Box::new(|d| d["entrants"][0]["cmd"] = json!("builtin:nope")),
+        ),
+        (
+            "an SPRT on three seats",
+            Box::new(|d| d["sprt"] = json!({"elo0": 0.0, "elo1": 5.0, "alpha": 0.0, "beta": 1.0})),
+        ),
+    ];
+    for (what, edit) in &edits {
+        let mut d = definition.clone();
+        edit(&mut d);
+        std::fs::write(m.join("tournament.json"), d.to_string()).unwrap();
+        check(what);
+    }
 }

@@ -190,9 +190,11 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     }
     let results = match outcome {
         Ok(r) => r,
-        // As in `referee match`: an entrant that cannot be started is bad input.
+        // As in `referee match`: an entrant that cannot be started is bad input, and
+        // so is a record in --out that cannot be counted.
         Err(
             e @ TournamentError::Setup(_)
+            | e @ TournamentError::Record { .. }
             | e @ TournamentError::Game {
                 source: MatchError::Agent { .. },
                 ..

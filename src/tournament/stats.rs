@@ -144,9 +144,13 @@ impl Sprt {
                 .iter()
                 .position(|n| *n == k)
                 .ok_or_else(|| format!("--sprt: unknown `{k}` (elo0, elo1, alpha, beta)"))?;
+            // `inf` and `NaN` parse as f64 but are no bound, and JSON cannot store
+            // them: tournament.json would hold `null` and never be read back.
             v[i] = Some(
                 val.parse::<f64>()
-                    .map_err(|_| format!("--sprt {k}={val}: not a number"))?,
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| format!("--sprt {k}={val}: not a finite number"))?,
             );
         }
         let [Some(elo0), Some(elo1), Some(alpha), Some(beta)] = v else {
