@@ -1228,7 +1228,20 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
         (
             "another time control",
             "game-00000.jsonl",
-            Box::new(|p| forge(p, |l| header_of(l).time_control = Some("st=9".into()))),
+            // Consistent in itself (every clock reads 9 s), so that only the
+            // tournament's own check can refuse it.
+            Box::new(|p| {
+                forge(p, |l| {
+                    header_of(l).time_control = Some("st=9".into());
+                    for line in l.iter_mut() {
+                        if let Line::Action(a) = line {
+                            if a.clock_ms.is_some() {
+                                a.clock_ms = Some(9000);
+                            }
+                        }
+                    }
+                })
+            }),
             "time control st=9, not this tournament's",
         ),
         (
@@ -1251,7 +1264,8 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
                     other => panic!("not an action: {other:?}"),
                 })
             }),
-            "ply 3 is marked as a random opening action",
+            // verify itself refuses an opening action among the agents' ones.
+            "does not verify: line 4: think_ms and clock_ms on an opening action",
         ),
         (
             "a byte changed",

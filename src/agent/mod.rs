@@ -25,7 +25,8 @@ pub use lines::WATCH_MAX;
 pub use process::{AgentProcess, Idle, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
 pub use sandbox::{
-    detect as detect_sandbox, Bubblewrap, Isolation, Sandbox, SandboxMode, SandboxUnavailable, PRIVATE_CWD,
+    detect as detect_sandbox, Bubblewrap, Hidden, Isolation, Sandbox, SandboxMode, SandboxUnavailable,
+    PRIVATE_CWD,
 };
 
 /// Longest line, in bytes before the `\n`, that an agent may print.

@@ -129,7 +129,7 @@ fn probe() -> Result<Arc<Bubblewrap>, String> {
             version: version.clone(),
             user_namespace,
         };
-        let sandbox = Sandbox::new(Arc::new(bwrap.clone()), Vec::new(), false, None);
+        let sandbox = Sandbox::new(Arc::new(bwrap.clone()), Hidden::default(), false, None);
         let path_env = std::env::var("PATH").unwrap_or_default();
         let argv = sandbox.argv(&["true".to_string()], &path_env);
         let out = Command::new(&path)
@@ -189,12 +189,47 @@ pub fn check_program(program: &str, path_env: &str) -> std::io::Result<()> {
     }
 }
 
+/// What no agent may see.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    /// Directories no agent sees anything of: the logs, a tournament's output.
+    pub dirs: Vec<PathBuf>,
+    /// Records: each is hidden with every file beside it whose name begins with the
+    /// record's (its lock, its salt, its temporary files; a leading `.` allowed);
+    /// of the rest of its directory an agent sees only the files its command names.
+    pub records: Vec<PathBuf>,
+}
+
+impl Hidden {
+    /// Whether `path` is, or lies in, something no agent may see.
+    fn hides(&self, path: &Path) -> bool {
+        self.dirs.iter().any(|d| path.starts_with(d))
+            || self.records.iter().any(|r| {
+                let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+                let (Some(record), Some(file)) = (name(r), name(path)) else {
+                    return false;
+                };
+                path.parent() == r.parent()
+                    && (file.starts_with(&record)
+                        || file.strip_prefix('.').is_some_and(|f| f.starts_with(&record)))
+            })
+    }
+
+    /// The directories to cover with an empty tmpfs wherever they would be shown.
+    fn covered(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.dirs
+            .iter()
+            .cloned()
+            .chain(self.records.iter().map(|r| parent(r)))
+    }
+}
+
 /// The sandbox of one agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sandbox {
     bubblewrap: Arc<Bubblewrap>,
-    /// Directories no agent may see: records, logs, tournament output.
-    hidden: Vec<PathBuf>,
+    /// What no agent may see.
+    hidden: Hidden,
     /// Whether the agent keeps the machine's network.
     network: bool,
     /// The directory the agent starts in, read-only; a private tmpfs when `None`.
@@ -204,27 +239,23 @@ pub struct Sandbox {
 impl Sandbox {
     /// A sandbox hiding `hidden`, with or without the network, starting in `cwd`
     /// (read-only) or in a private working directory.
-    pub fn new(
-        bubblewrap: Arc<Bubblewrap>,
-        hidden: Vec<PathBuf>,
-        network: bool,
-        cwd: Option<PathBuf>,
-    ) -> Sandbox {
+    pub fn new(bubblewrap: Arc<Bubblewrap>, hidden: Hidden, network: bool, cwd: Option<PathBuf>) -> Sandbox {
+        let absolute_all = |v: Vec<PathBuf>| v.iter().map(|p| absolute(p)).collect();
         Sandbox {
             bubblewrap,
-            hidden: hidden.iter().map(|p| absolute(p)).collect(),
+            hidden: Hidden {
+                dirs: absolute_all(hidden.dirs),
+                records: absolute_all(hidden.records),
+            },
             network,
             cwd: cwd.map(|c| absolute(&c)),
         }
     }
 
-    /// A path the agent's `command` names that lies in a directory agents may not
-    /// see (the record's, the logs', a tournament's output), if any: such an agent
-    /// cannot be started, because showing it that path could show it a record.
+    /// A path the agent's `command` names that no agent may see (a record, the
+    /// logs, a tournament's output), if any: such an agent cannot be started.
     pub fn hidden_path(&self, command: &[String]) -> Option<PathBuf> {
-        command_paths(command)
-            .into_iter()
-            .find(|p| self.hidden.iter().any(|h| p.starts_with(h)))
+        command_paths(command).into_iter().find(|p| self.hidden.hides(p))
     }
 
     /// The `bwrap` executable to run instead of the agent.
@@ -289,16 +320,20 @@ impl Sandbox {
         }
         a.flags(&["--proc", "/proc", "--dev", "/dev"]);
         a.tmpfs(Path::new("/tmp"), "1777");
-        for hidden in &self.hidden {
-            if shown.iter().any(|s| hidden.starts_with(s)) && hidden.is_dir() {
-                a.tmpfs(hidden, "0755");
-            }
+        let covered: Vec<PathBuf> = self
+            .hidden
+            .covered()
+            .filter(|c| c.is_dir() && shown.iter().any(|s| c.starts_with(s)))
+            .collect();
+        for dir in &covered {
+            a.tmpfs(dir, "0755");
         }
-        // The referee's own executable, when nothing shows it yet. (No other file
-        // is shown inside a hidden directory: `hidden_path` refuses such commands.)
+        // The files the command names are shown again on their own in a covered
+        // directory (a bot beside its record), as is the referee's executable when
+        // nothing shows it yet. `hidden_path` has refused what may not be shown.
         for file in &files {
-            let covered = self.hidden.iter().any(|h| file.starts_with(h));
-            if !covered && !shown.iter().any(|s| file.starts_with(s)) {
+            let under_cover = covered.iter().any(|c| file.starts_with(c));
+            if !self.hidden.hides(file) && (under_cover || !shown.iter().any(|s| file.starts_with(s))) {
                 a.pair("--ro-bind", file, file);
             }
         }
@@ -380,7 +415,7 @@ fn absolute(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn sandbox(hidden: &[&str], cwd: Option<&str>) -> Sandbox {
+    fn sandbox(dirs: &[&str], cwd: Option<&str>) -> Sandbox {
         let bwrap = Arc::new(Bubblewrap {
             path: PathBuf::from("/usr/bin/bwrap"),
             version: "bubblewrap 0".into(),
@@ -388,7 +423,10 @@ mod tests {
         });
         Sandbox::new(
             bwrap,
-            hidden.iter().map(PathBuf::from).collect(),
+            Hidden {
+                dirs: dirs.iter().map(PathBuf::from).collect(),
+                records: Vec::new(),
+            },
             false,
             cwd.map(PathBuf::from),
         )
@@ -455,6 +493,51 @@ mod tests {
         let inside = ["cat".to_string(), record.to_string_lossy().into_owned()];
         assert_eq!(s.hidden_path(&inside), Some(record));
         assert_eq!(s.hidden_path(&["python3".into(), b_of(&bot)]), None);
+    }
+
+    #[test]
+    fn a_record_beside_the_bot_is_hidden_and_the_bot_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let bot = dir.path().join("bot.py");
+        let other = dir.path().join("old.jsonl");
+        std::fs::write(&bot, "").unwrap();
+        std::fs::write(&other, "").unwrap();
+        let record = dir.path().join("r.jsonl");
+        let bwrap = Arc::new(Bubblewrap {
+            path: PathBuf::from("/usr/bin/bwrap"),
+            version: "bubblewrap 0".into(),
+            user_namespace: true,
+        });
+        let hidden = Hidden {
+            dirs: Vec::new(),
+            records: vec![record.clone()],
+        };
+        let s = Sandbox::new(bwrap, hidden, false, None);
+        let argv = words(&s.argv(&["python3".into(), b_of(&bot), b_of(&other)], ""));
+        let d = b_of(dir.path());
+        let covered = argv
+            .windows(2)
+            .position(|w| w == ["--tmpfs", d.as_str()])
+            .expect("covered");
+        for file in [&bot, &other] {
+            let again = argv[covered..]
+                .windows(3)
+                .any(|w| w[0] == "--ro-bind" && w[1] == b_of(file));
+            assert!(again, "{} shown again: {argv:?}", file.display());
+        }
+        // The record and its side files are never shown, and naming one is refused.
+        for name in [
+            "r.jsonl",
+            "r.jsonl.lock",
+            "r.jsonl.salt",
+            ".r.jsonl.new12",
+            "r.jsonl.tmp9",
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, "").unwrap();
+            assert_eq!(s.hidden_path(&["cat".into(), b_of(&path)]), Some(path));
+        }
+        assert_eq!(s.hidden_path(&["python3".into(), b_of(&bot), b_of(&other)]), None);
     }
 
     fn b_of(p: &Path) -> String {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentSpec, Idle, Isolation, Sandbox, WATCH_MAX};
+use crate::agent::{AgentError, AgentSpec, Hidden, Idle, Isolation, Sandbox, WATCH_MAX};
 use crate::clock::{SeatClock, TimeControl};
 use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
 use crate::record::{
@@ -158,7 +158,7 @@ fn place_agent(spec: &mut AgentSpec, config: &MatchConfig, seat: Seat) -> std::i
         };
         spec.sandbox = Some(Sandbox::new(
             bubblewrap.clone(),
-            hidden_dirs(config)?,
+            hidden_for(config)?,
             config.network,
             cwd,
         ));
@@ -191,22 +191,21 @@ fn place_agent(spec: &mut AgentSpec, config: &MatchConfig, seat: Seat) -> std::i
     }
 }
 
-/// The directories no agent of this match may see: the record's, the log
-/// directory, and the configuration's others. They are made now if missing, so that
-/// the sandbox can cover them before anything is written there.
-fn hidden_dirs(config: &MatchConfig) -> std::io::Result<Vec<PathBuf>> {
-    let record_dir = config
-        .record
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut hidden = vec![record_dir.to_path_buf()];
-    hidden.extend(config.log_dir.iter().cloned());
-    hidden.extend(config.hidden.iter().cloned());
-    for dir in &hidden {
+/// What no agent of this match may see: the record (with the files beside it that
+/// belong to it), the log directory, and the configuration's others. Directories
+/// are made now if missing, so that the sandbox can cover them before anything is
+/// written there.
+fn hidden_for(config: &MatchConfig) -> std::io::Result<Hidden> {
+    let mut dirs: Vec<PathBuf> = config.log_dir.iter().cloned().collect();
+    dirs.extend(config.hidden.iter().cloned());
+    let record_dir = config.record.parent().filter(|d| !d.as_os_str().is_empty());
+    for dir in dirs.iter().map(PathBuf::as_path).chain(record_dir) {
         std::fs::create_dir_all(dir)?;
     }
-    Ok(hidden)
+    Ok(Hidden {
+        dirs,
+        records: vec![config.record.clone()],
+    })
 }
 
 /// What a match reports as it goes.
