@@ -1243,7 +1243,7 @@ fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
         let path = dir.path().join(name);
         std::fs::write(&path, &cut).unwrap();
         let out = referee_in(dir.path())
-            .args(["match", "-q", "--resume"])
+            .args(["match", "-q", "--trust-record-commands", "--resume"])
             .arg(&path)
             .args(extra)
             .output()

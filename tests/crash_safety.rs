@@ -208,6 +208,7 @@ fn kill_and_resume(g: usize, case: usize, moment: Moment, tally: &mut Tally) {
         "match".into(),
         "--resume".into(),
         record.to_string_lossy().into_owned(),
+        "--trust-record-commands".into(),
         "-q".into(),
         "--log-dir".into(),
         dir.path().join("logs-resumed").to_string_lossy().into_owned(),
@@ -368,7 +369,16 @@ fn a_record_torn_in_the_middle_of_a_line_verifies_unfinished_and_resumes() {
     assert!(stdout.contains("UNFINISHED"), "{stdout}");
     assert!(stdout.contains("line 10 was cut short"), "{stdout}");
 
-    let resume = ["match", "--resume", "r.jsonl", "-q", "--log-dir", "logs-resumed"].map(String::from);
+    let resume = [
+        "match",
+        "--resume",
+        "r.jsonl",
+        "--trust-record-commands",
+        "-q",
+        "--log-dir",
+        "logs-resumed",
+    ]
+    .map(String::from);
     let (code, out, err) = run_to_end(dir.path(), &resume);
     assert_eq!(code, Some(0), "{out}{err}");
     let stdout = assert_verifies(&record);

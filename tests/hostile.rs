@@ -23,6 +23,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cli_support::*;
+use referee::agent::STDERR_LOG_LIMIT;
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -813,6 +814,35 @@ fn max_memory_makes_a_bot_that_allocates_200_mb_crash() {
     assert_eq!(forfeit["reason"], "illegal", "{forfeit}");
     assert_eq!(forfeit["action"], "allocated", "{forfeit}");
     assert_no_process_left(&["hostile-tag-mem"]);
+}
+
+#[test]
+fn a_flood_of_info_lines_leaves_a_transcript_of_bounded_size() {
+    let dir = TempDir::new().unwrap();
+    let tag = "hostile-tag-info-burst";
+    let agent = sh_command("info_burst.sh", &[tag.to_string()]);
+    let run = run_referee(
+        dir.path(),
+        &telka_against_greedy(dir.path(), &agent, &["--st", "300", "--log-dir", "logs"]),
+    );
+    let forfeit = seat1_forfeit(dir.path(), &run);
+    assert_eq!(forfeit["reason"], "crash", "{forfeit}");
+    let transcript = std::fs::read(dir.path().join("logs/seat1.transcript")).unwrap();
+    // 20 MB came; the first 15 MiB and the last 1 MiB are kept around a marker.
+    assert!(
+        transcript.len() as u64 <= STDERR_LOG_LIMIT + 200,
+        "{} bytes",
+        transcript.len()
+    );
+    let text = String::from_utf8_lossy(&transcript);
+    assert!(text.starts_with("> protocol 1\n"), "the head is kept");
+    assert!(text.contains("bytes left out here; the last"), "no marker");
+    let last = text.trim_end().lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("< info x") && last.ends_with('x'),
+        "the tail is kept: {last}"
+    );
+    assert_no_process_left(&[tag]);
 }
 
 #[test]

@@ -216,3 +216,33 @@ fn a_bot_without_a_parent_death_signal_dies_with_a_sigkilled_referee() {
     child.wait().unwrap();
     assert_no_process_left(&[tag, "sleep 7310008"]);
 }
+
+#[test]
+fn resuming_a_record_from_someone_else_starts_none_of_its_commands() {
+    // A record whose header names a command: resuming must not run it unless told.
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .args([
+            "match", "--game", "telka", "--seed", "2", "-q", "--record", "r.jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let whole = std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap();
+    let cut: String = whole.lines().take(5).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.path().join("r.jsonl"), &cut).unwrap();
+    let refused = referee_in(dir.path())
+        .args(["match", "--resume", "r.jsonl", "-q", "--sandbox", "none"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains("--trust-record-commands"));
+    assert_eq!(std::fs::read_to_string(dir.path().join("r.jsonl")).unwrap(), cut);
+    // Agents given on the command line replace the header's.
+    let given = referee_in(dir.path())
+        .args(["match", "--resume", "r.jsonl", "-q", "--sandbox", "none"])
+        .args(["--agent", "builtin:random", "--agent", "builtin:greedy"])
+        .output()
+        .unwrap();
+    assert_eq!(given.status.code(), Some(0), "{}", text(&given.stderr));
+}

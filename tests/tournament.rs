@@ -1408,3 +1408,32 @@ fn no_damaged_file_makes_merge_panic() {
         check(what);
     }
 }
+
+#[test]
+fn an_entrant_starts_in_its_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("bot-home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join("book.txt"), "e4\n").unwrap();
+    let bot = manifest_path("fixtures/tournament/needs_its_dir.sh");
+    let cmd = shell_words::join(["sh", &bot.to_string_lossy(), exe()]);
+    let dir = format!("dir={}", home.display());
+    let run = |extra: &[&str], out: &str| {
+        let args = words(&[
+            "--game",
+            "telka",
+            "--agent",
+            &spec("booked", &cmd, extra),
+            "--agent",
+            "builtin:random",
+            "--games",
+            "2",
+        ]);
+        parse(&tournament(tmp.path(), out, &args))
+    };
+    let with_dir = run(&[&dir], "with");
+    assert_eq!(standing(&with_dir, "booked")["crashes"], 0, "{with_dir}");
+    // Elsewhere (a private directory) it finds no book: the key is what made it work.
+    let without = run(&[], "without");
+    assert_eq!(standing(&without, "booked")["crashes"], 2, "{without}");
+}

@@ -301,6 +301,9 @@ impl Sandbox {
                 Err(_) => {}
             }
         }
+        // Before anything of the user's is bound: a bot's directory may lie in /tmp.
+        a.flags(&["--proc", "/proc", "--dev", "/dev"]);
+        a.tmpfs(Path::new("/tmp"), "1777");
         let mut files = command_paths(command);
         // The referee itself, so that an agent can run the built-in agents.
         files.extend(std::env::current_exe().ok().filter(|exe| !files.contains(exe)));
@@ -318,8 +321,6 @@ impl Sandbox {
                 shown.push(dir);
             }
         }
-        a.flags(&["--proc", "/proc", "--dev", "/dev"]);
-        a.tmpfs(Path::new("/tmp"), "1777");
         let covered: Vec<PathBuf> = self
             .hidden
             .covered()

@@ -26,6 +26,11 @@ pub struct MatchArgs {
     /// and agent commands come from its header; --agent and --tc/--st override).
     #[arg(long, value_name = "RECORD", conflicts_with_all = ["game", "options", "state", "record", "seed"])]
     resume: Option<PathBuf>,
+    /// With --resume: start the agents whose commands the record's header names (for
+    /// the seats not given with --agent). Only for records you trust: a record from
+    /// someone else could name any command.
+    #[arg(long, requires = "resume")]
+    trust_record_commands: bool,
     /// When record lines are forced to disk: after every line, after the header and
     /// the result, or never (lines are always flushed as they are written).
     #[arg(long, value_enum, default_value = "game")]
@@ -118,28 +123,34 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         .map_err(Failure::failed)?;
     let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
     let mut agents: Vec<SeatAgent> = Seat::all(seats)
-        .map(|seat| {
+        .map(|seat| -> Result<SeatAgent, Failure> {
             let recorded = header
                 .as_ref()
                 .and_then(|h| h.seats.get(seat.index()))
                 .and_then(|s| s.command.clone());
             let builtin_seed = Rng::derive(seed, seat.number() as u64);
-            let command = match args.agents.get(seat.index()) {
-                Some(given) => match Strategy::from_agent_command(given) {
+            let command = match (args.agents.get(seat.index()), recorded) {
+                (Some(given), _) => match Strategy::from_agent_command(given) {
                     Some(Ok(strategy)) => strategy.command_line(&exe, builtin_seed),
                     _ => given.clone(),
                 },
-                None => recorded.unwrap_or_else(|| args.fill.command_line(&exe, builtin_seed)),
+                (None, Some(recorded)) if args.trust_record_commands => recorded,
+                (None, Some(_)) => {
+                    return Err(Failure::usage(anyhow!(
+                        "--resume: seat {seat}'s agent would be the command the record names; give it with --agent, or add --trust-record-commands if the record is yours"
+                    )))
+                }
+                (None, None) => args.fill.command_line(&exe, builtin_seed),
             };
             let mut spec = AgentSpec::new(command);
             spec.env = args.agent.env();
             spec.limits = args.agent.limits();
-            SeatAgent {
+            Ok(SeatAgent {
                 spec,
                 options: Vec::new(),
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     for text in &args.setoptions {
         let parsed = text.split_once(':').and_then(|(seat, rest)| {
             let seat = seat.parse::<Seat>().ok().filter(|s| s.number() <= seats)?;
