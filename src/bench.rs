@@ -25,6 +25,8 @@ use crate::record::{self, Durability};
 use crate::referee::{play_match, AgentCwd, MatchConfig, Progress, SeatAgent};
 use crate::rng::Rng;
 
+mod sandbox;
+
 /// A global allocator that counts the allocations of each thread, for the
 /// allocations-per-action figure. The `referee` binary installs it; the cost is one
 /// thread-local increment per allocation.
@@ -292,6 +294,8 @@ pub struct Figures {
     pub games: Vec<GameFigures>,
     /// Resident memory added per concurrent game, KiB (agents' processes excluded).
     pub kib_per_concurrent_game: f64,
+    /// What the sandbox costs, where agents can be sandboxed here.
+    pub sandbox: Option<sandbox::SandboxFigures>,
 }
 
 /// The configurations measured: every game, with its seat counts.
@@ -495,7 +499,8 @@ struct Replayed {
 }
 
 /// Replays `record` with replay agents (instant bots that only read their actions
-/// from it), placed by `pin`.
+/// from it), placed by `pin`, isolated as `isolation` says.
+#[allow(clippy::too_many_arguments)]
 fn replay_once(
     exe: &str,
     dir: &Path,
@@ -503,9 +508,11 @@ fn replay_once(
     game: GameId,
     options: &Options,
     pin: Pin<'_>,
+    isolation: &Isolation,
 ) -> std::io::Result<Replayed> {
     let seats = game.create(options, None).map(|g| g.seat_count()).unwrap_or(2);
-    let config = bench_config(exe, dir, game, options, 0, seats, Some(record));
+    let mut config = bench_config(exe, dir, game, options, 0, seats, Some(record));
+    config.isolation = isolation.clone();
     // Samples (action count, clocks, allocations) at the first action and every
     // SAMPLE_EVERY actions: reading the CPU clock is a system call, which taken at
     // every action would be timed as the referee's own cost.
@@ -583,7 +590,7 @@ fn replay_paired(
     while pairs.len() < min_pairs.max(1) {
         for r in records {
             let floor = cat.batch(PAIR_TRIPS)?;
-            let one = replay_once(exe, dir, r, game, options, pin)?;
+            let one = replay_once(exe, dir, r, game, options, pin, &plain())?;
             if one.actions == 0 {
                 continue;
             }
@@ -652,6 +659,8 @@ struct Workload {
     verify_pass: Duration,
     /// Concurrent matches of the memory figure.
     memory_games: usize,
+    /// Agent starts, and replays, timed each way for the sandbox's figures.
+    sandbox_runs: usize,
 }
 
 impl Workload {
@@ -667,6 +676,7 @@ impl Workload {
                 legal_passes: 1,
                 verify_pass: Duration::from_millis(5),
                 memory_games: 2,
+                sandbox_runs: 1,
             }
         } else {
             Workload {
@@ -679,6 +689,7 @@ impl Workload {
                 legal_passes: 3,
                 verify_pass: Duration::from_millis(100),
                 memory_games: 16,
+                sandbox_runs: 9,
             }
         }
     }
@@ -795,6 +806,15 @@ fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::R
         timings,
         games,
         kib_per_concurrent_game: memory_per_game(exe, dir, work)?,
+        sandbox: match recorded.iter().find(|r| r.0 == GameId::Telka) {
+            Some((_, _, options, records)) => match records.first() {
+                Some(record) => {
+                    sandbox::measure(exe, dir, record, options, work.sandbox_runs, work.sandbox_runs)?
+                }
+                None => None,
+            },
+            None => None,
+        },
     })
 }
 
@@ -882,6 +902,26 @@ impl Figures {
             "\nmemory per concurrent match (2-player Telka, referee only): {:.1} KiB\n",
             self.kib_per_concurrent_game
         ));
+        match &self.sandbox {
+            Some(s) => {
+                t.push_str(&format!(
+                    "\n{:<48}{:>9}{:>11}\n",
+                    format!("{}, unpinned", s.sandbox),
+                    "plain",
+                    "sandboxed"
+                ));
+                t.push_str(&format!(
+                    "{:<48}{:>9.1}{:>11.1}\n",
+                    "start of an agent, to protocolok, ms", s.start_ms[0], s.start_ms[1]
+                ));
+                let action = format!("per action, {}, µs", s.game);
+                t.push_str(&format!(
+                    "{action:<48}{:>9.1}{:>11.1}\n",
+                    s.us_per_action[0], s.us_per_action[1]
+                ));
+            }
+            None => t.push_str("\nthe sandbox: not available here, not measured\n"),
+        }
         // Centred headings leave trailing blanks; the table is pasted into documents.
         t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
     }
@@ -929,6 +969,11 @@ fn memory_per_game(exe: &str, dir: &Path, work: Workload) -> std::io::Result<f64
     Ok((peak - before).max(0.0) / n as f64)
 }
 
+/// Agents as plain processes: what the per-action figures measure.
+fn plain() -> Isolation {
+    Isolation::NotIsolated("the bench measures the referee".into())
+}
+
 /// A match of built-in random agents for the bench, or with `replay`, of replay
 /// agents playing that record again.
 fn bench_config(
@@ -972,7 +1017,7 @@ fn bench_config(
         durability: Durability::Game,
         agent_cwd: AgentCwd::Inherit,
         opening: Vec::new(),
-        isolation: Isolation::NotIsolated("the bench's own agents".into()),
+        isolation: plain(),
         network: false,
         hidden: Vec::new(),
     }

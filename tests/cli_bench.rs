@@ -97,6 +97,14 @@ fn bench_measures_every_game_under_every_placement() {
         }
     }
     positive(&figures["kib_per_concurrent_game"], "memory");
+    // Where agents can be sandboxed, what the sandbox costs is measured too.
+    if let Some(s) = figures.get("sandbox").filter(|s| !s.is_null()) {
+        for k in 0..2 {
+            positive(&s["start_ms"][k], "agent start");
+            positive(&s["us_per_action"][k], "sandboxed action");
+        }
+        assert!(s["sandbox"].as_str().unwrap().starts_with("bubblewrap"), "{s}");
+    }
     assert!(figures["cpus"].as_u64().unwrap() >= 1);
 }
 
