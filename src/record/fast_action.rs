@@ -328,7 +328,7 @@ mod tests {
             clock_ms: Some(5),
         };
         let sealed = super::super::seal(super::super::GENESIS, &super::super::Line::Action(line.clone()));
-        let (head, _) = super::super::split_sealed(&sealed).unwrap();
+        let (head, _) = super::super::chain::split_sealed(&sealed).unwrap();
         assert_eq!(by_fast(head), Some(line));
     }
 
@@ -456,7 +456,7 @@ mod tests {
                 clock_ms: None,
             };
             let sealed = super::super::seal(super::super::GENESIS, &super::super::Line::Action(line.clone()));
-            let (head, _) = super::super::split_sealed(&sealed).unwrap();
+            let (head, _) = super::super::chain::split_sealed(&sealed).unwrap();
             agrees(head);
             if !head.contains('\\') {
                 proptest::prop_assert_eq!(by_fast(head), Some(line));

@@ -1,0 +1,209 @@
+//! Game records (SPEC §6): JSON Lines, one object per line, hash-chained.
+//!
+//! Each line is a JSON object whose last member is `"hash"`: the lower-case hex
+//! SHA-256 of the previous line's hash (64 zeros before the first line) followed by
+//! the line's own bytes without `,"hash":"…"` (i.e. the object closed right after its
+//! last other member). The hashed bytes are exactly the bytes in the file, so
+//! checking needs no canonical re-serialisation. Lines are written and flushed one at
+//! a time as play happens. Record hashes are never sent to agents.
+//!
+//! This file holds the line types, the format itself; the rooms beside it hold what
+//! is done with lines: [`chain`] hashes and seals them (and makes the salted digests
+//! of play by mail), [`writer`] appends them to a file, [`replay`](mod@replay) reads
+//! and re-checks a record, with [`fast_action`] (action lines without serde) and
+//! [`timing`] (think times and clocks) as its helpers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{ForfeitKind, Game, Options, Seat};
+
+mod chain;
+mod fast_action;
+mod replay;
+mod timing;
+mod writer;
+
+pub use chain::{chain_hash, hex, salted_digest, seal, unseal};
+pub use replay::{check_file, replay, replay_file, seat_histories, start_game, step, RecordError, Replay};
+pub use writer::{Durability, RecordWriter};
+
+/// The record format version this referee writes and reads.
+pub const FORMAT: u32 = 1;
+
+/// The hash that stands before the first line.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Who sits in a seat, as the header records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatEntry {
+    /// Seat number from 1.
+    pub seat: usize,
+    /// The side it plays, e.g. `Blue`.
+    pub label: String,
+    /// The agent's name (`id name`), or the controller's name for the seat.
+    pub name: String,
+    /// The command that started the agent, if it is a process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// The first line of every record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// Record format version ([`FORMAT`]).
+    pub format: u32,
+    /// Version of the referee that wrote it.
+    pub referee: String,
+    /// Game id.
+    pub game: String,
+    /// Game options in force, defaults included.
+    pub options: Options,
+    /// The state the game started from, when not the usual start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Who sat where.
+    pub seats: Vec<SeatEntry>,
+    /// The seed for the built-in agents and any randomness of the referee.
+    pub seed: u64,
+    /// Time control, as `--tc`/`--st` gave it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
+    /// How the agents were isolated (`bubblewrap 0.8.0`, or `none (<why>)`), for
+    /// games played by agent processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+    /// Wall-clock start time, RFC 3339 UTC.
+    pub start: String,
+}
+
+impl Header {
+    /// The header of a game starting now: `game`'s id and options, `state` when it
+    /// does not start from the start position, and for each seat its label and the
+    /// name (and command, for an agent process) `seat` gives it. No clock and no
+    /// sandbox: a match sets those.
+    pub fn new(
+        game: &dyn Game,
+        state: Option<String>,
+        seed: u64,
+        seat: impl Fn(Seat) -> (String, Option<String>),
+    ) -> Header {
+        Header {
+            format: FORMAT,
+            referee: env!("CARGO_PKG_VERSION").to_string(),
+            game: game.id().to_string(),
+            options: game.options(),
+            state,
+            seats: Seat::all(game.seat_count())
+                .map(|s| {
+                    let (name, command) = seat(s);
+                    SeatEntry {
+                        seat: s.number(),
+                        label: game.seat_label(s),
+                        name,
+                        command,
+                    }
+                })
+                .collect(),
+            seed,
+            time_control: None,
+            sandbox: None,
+            start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        }
+    }
+}
+
+/// An accepted action.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionLine {
+    /// The ply this action made (1 for the first).
+    pub ply: u32,
+    /// The seat that acted.
+    pub seat: usize,
+    /// The action as submitted.
+    pub action: String,
+    /// The action as taken, when different (R-M4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken: Option<String>,
+    /// Made by the referee because it was the only one (a forced pass).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced: bool,
+    /// A random opening action the referee made for the seat (`tournament
+    /// --random-plies`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opening: bool,
+    /// What it did, omniscient.
+    pub events: Vec<String>,
+    /// Time the agent took, in milliseconds, from `go` written to `bestmove` read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_ms: Option<u64>,
+    /// Time left on the seat's clock after the action, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+}
+
+/// A seat's forfeit (the game may end with it or go on, R-F1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForfeitLine {
+    /// The seat that forfeited.
+    pub seat: usize,
+    /// Why.
+    pub reason: ForfeitKind,
+    /// A human-readable explanation.
+    pub detail: String,
+    /// For an `illegal` forfeit, the rejected action (so `verify` can re-check it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// What the forfeit did, omniscient.
+    pub events: Vec<String>,
+}
+
+/// The last line of a finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultLine {
+    /// Place of each seat, seat 1 first (1 is best; shared places repeat).
+    pub places: Vec<u8>,
+    /// `win`, `max-plies`, `last-standing` or `forfeit <seat> <kind>`.
+    pub reason: String,
+    /// Plies played.
+    pub plies: u32,
+    /// The final omniscient state.
+    pub state: String,
+}
+
+/// A commitment to the hidden part of a game (play by mail): `commitment` is
+/// `SHA-256(salt ‖ "commit" ‖ data)` in hex, where `data` is the game's hidden part
+/// at this point and `salt` the game's secret salt, both revealed at the end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitLine {
+    /// The commitment.
+    pub commitment: String,
+}
+
+/// The opening of the game's secrets once it is over: the salt (hex) and the data
+/// committed to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevealLine {
+    /// The secret salt, hex.
+    pub salt: String,
+    /// The committed data, if there was a commitment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+}
+
+/// One record line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Line {
+    /// The header (first line).
+    Header(Header),
+    /// An accepted action.
+    Action(ActionLine),
+    /// A forfeit.
+    Forfeit(ForfeitLine),
+    /// The result.
+    Result(ResultLine),
+    /// A commitment to hidden information (play by mail).
+    Commit(CommitLine),
+    /// The secrets revealed after the result (play by mail).
+    Reveal(RevealLine),
+}
