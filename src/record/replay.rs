@@ -11,7 +11,7 @@ use std::path::Path;
 use super::chain::{is_lower_hex, salted_digest, sealed_line_hash, split_sealed_unchecked, HexHash};
 use super::fast_action::{self, ActionRef};
 use super::timing::Timing;
-use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, FORMAT, GENESIS};
+use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, RevealLine, FORMAT, GENESIS};
 use crate::clock::SeatClock;
 use crate::game::{ForfeitKind, Game, GameId, Played, Seat, SeatEvent};
 
@@ -98,18 +98,7 @@ pub fn replay(input: impl BufRead) -> Result<Replay, RecordError> {
 
 /// [`replay`], keeping the lines after the header when `keep`.
 fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordError> {
-    let mut prev: HexHash = GENESIS.as_bytes().try_into().expect("64 hex digits");
-    let mut header: Option<Header> = None;
-    let mut game: Option<Box<dyn Game>> = None;
-    let mut timing = Timing::default();
-    let mut lines = Vec::new();
-    let mut line_count = 0;
-    let mut action_count = 0;
-    let mut result = None;
-    let mut torn = None;
-    let mut complete_len = 0u64;
-    let mut commitment: Option<(String, String)> = None;
-    let mut revealed: Option<String> = None;
+    let mut replaying = Replaying::new(keep);
     let mut n = 0;
     let mut raw = Vec::new();
     loop {
@@ -124,13 +113,61 @@ fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordErr
         if raw.pop() != Some(b'\n') {
             // A last line without its newline was being written when the writer
             // died: it is not part of the record.
-            torn = Some(n);
+            replaying.torn = Some(n);
             break;
         }
         let text = std::str::from_utf8(&raw).map_err(|_| RecordError::at(n, "not UTF-8"))?;
+        replaying.line(n, text, read)?;
+    }
+    replaying.finish()
+}
+
+/// What a replay has established so far, line by line.
+struct Replaying {
+    /// Whether the lines after the header are kept (see [`Replay::lines`]).
+    keep: bool,
+    /// The hash of the last line checked.
+    prev: HexHash,
+    header: Option<Header>,
+    game: Option<Box<dyn Game>>,
+    timing: Timing,
+    lines: Vec<Line>,
+    line_count: usize,
+    action_count: usize,
+    result: Option<ResultLine>,
+    torn: Option<usize>,
+    complete_len: u64,
+    /// The commitment and the hidden data it was made to, once a commit line came.
+    commitment: Option<(String, String)>,
+    revealed: Option<String>,
+}
+
+impl Replaying {
+    /// Nothing replayed yet: the chain starts from [`GENESIS`].
+    fn new(keep: bool) -> Replaying {
+        Replaying {
+            keep,
+            prev: GENESIS.as_bytes().try_into().expect("64 hex digits"),
+            header: None,
+            game: None,
+            timing: Timing::default(),
+            lines: Vec::new(),
+            line_count: 0,
+            action_count: 0,
+            result: None,
+            torn: None,
+            complete_len: 0,
+            commitment: None,
+            revealed: None,
+        }
+    }
+
+    /// Checks line `n`, `text` (read as `read` bytes with its newline): its hash, then
+    /// what it says. Action lines in the shape this referee writes take the fast way.
+    fn line(&mut self, n: usize, text: &str, read: usize) -> Result<(), RecordError> {
         const NO_HASH: &str = "no trailing \"hash\" member of 64 hex digits";
         let (head, stored) = split_sealed_unchecked(text).ok_or_else(|| RecordError::at(n, NO_HASH))?;
-        let computed = sealed_line_hash(&prev, head);
+        let computed = sealed_line_hash(&self.prev, head);
         if computed != stored.as_bytes() {
             // A hash equal to the computed one is hex, so only a mismatch needs a look.
             let message = if is_lower_hex(stored) {
@@ -140,105 +177,118 @@ fn replay_lines(mut input: impl BufRead, keep: bool) -> Result<Replay, RecordErr
             };
             return Err(RecordError::at(n, message));
         }
-        prev = computed;
+        self.prev = computed;
         // Counted now: any later problem with the line ends the replay with an error.
-        complete_len += read as u64;
+        self.complete_len += read as u64;
         if let Some(a) = fast_action::parse(head) {
-            if result.is_some() {
+            if self.result.is_some() {
                 return Err(RecordError::at(n, "a line after the result"));
             }
-            let g = game
+            let g = self
+                .game
                 .as_mut()
                 .ok_or_else(|| RecordError::at(n, "the first line must be the header"))?;
-            let events = check_action(g.as_mut(), &mut timing, a).map_err(|m| RecordError::at(n, m))?;
-            line_count += 1;
-            action_count += 1;
-            if keep {
-                lines.push(Line::Action(a.to_line(events)));
+            let events = check_action(g.as_mut(), &mut self.timing, a).map_err(|m| RecordError::at(n, m))?;
+            self.line_count += 1;
+            self.action_count += 1;
+            if self.keep {
+                self.lines.push(Line::Action(a.to_line(events)));
             }
-            continue;
+            return Ok(());
         }
         // The sealed text parses as the body: the `hash` member is simply ignored.
         let line = parse_line(text).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))?;
-        if result.is_some() && !matches!(line, Line::Reveal(_)) {
+        self.apply(n, line)
+    }
+
+    /// Checks a line that went through serde against the game so far and keeps it.
+    fn apply(&mut self, n: usize, line: Line) -> Result<(), RecordError> {
+        if self.result.is_some() && !matches!(line, Line::Reveal(_)) {
             return Err(RecordError::at(n, "a line after the result"));
         }
-        match (&line, game.as_mut()) {
+        match (&line, self.game.as_mut()) {
             (Line::Header(h), None) => {
                 let g = start_game(h).map_err(|m| RecordError::at(n, m))?;
-                timing = Timing::new(h, g.seat_count()).map_err(|m| RecordError::at(n, m))?;
-                game = Some(g);
-                header = Some(h.clone());
+                self.timing = Timing::new(h, g.seat_count()).map_err(|m| RecordError::at(n, m))?;
+                self.game = Some(g);
+                self.header = Some(h.clone());
             }
             (Line::Header(_), Some(_)) => return Err(RecordError::at(n, "a second header")),
             (_, None) => return Err(RecordError::at(n, "the first line must be the header")),
             (Line::Action(a), Some(g)) => {
-                check_action(g.as_mut(), &mut timing, ActionRef::of(a)).map_err(|m| RecordError::at(n, m))?;
+                check_action(g.as_mut(), &mut self.timing, ActionRef::of(a))
+                    .map_err(|m| RecordError::at(n, m))?;
             }
             (Line::Forfeit(f), Some(g)) => check_forfeit(g.as_mut(), f).map_err(|m| RecordError::at(n, m))?,
             (Line::Result(r), Some(g)) => {
                 check_result(g.as_ref(), r).map_err(|m| RecordError::at(n, m))?;
-                result = Some(r.clone());
+                self.result = Some(r.clone());
             }
             (Line::Commit(c), Some(g)) => {
                 let data = g.commitment_data().ok_or_else(|| {
                     RecordError::at(n, "a commitment where the game has nothing hidden to commit to")
                 })?;
-                if commitment.is_some() {
+                if self.commitment.is_some() {
                     return Err(RecordError::at(n, "a second commitment"));
                 }
-                commitment = Some((c.commitment.clone(), data));
+                self.commitment = Some((c.commitment.clone(), data));
             }
             (Line::Reveal(r), Some(_)) => {
-                if result.is_none() {
-                    return Err(RecordError::at(n, "secrets revealed before the result"));
-                }
-                if revealed.is_some() {
-                    return Err(RecordError::at(n, "a second reveal"));
-                }
-                if commitment.is_none() && r.data.is_some() {
-                    return Err(RecordError::at(n, "data revealed without a commitment to it"));
-                }
-                if let Some((committed, data)) = &commitment {
-                    if r.data.as_deref() != Some(data.as_str()) {
-                        return Err(RecordError::at(
-                            n,
-                            "the revealed data is not the game's hidden part at the commitment",
-                        ));
-                    }
-                    if salted_digest(&r.salt, "commit", data) != *committed {
-                        return Err(RecordError::at(
-                            n,
-                            "the commitment does not open to the revealed salt and data",
-                        ));
-                    }
-                }
-                revealed = Some(r.salt.clone());
+                self.check_reveal(r).map_err(|m| RecordError::at(n, m))?;
+                self.revealed = Some(r.salt.clone());
             }
         }
         if !matches!(line, Line::Header(_)) {
-            line_count += 1;
-            action_count += usize::from(matches!(line, Line::Action(_)));
-            if keep {
-                lines.push(line);
+            self.line_count += 1;
+            self.action_count += usize::from(matches!(line, Line::Action(_)));
+            if self.keep {
+                self.lines.push(line);
             }
         }
+        Ok(())
     }
-    match (header, game) {
-        (Some(header), Some(game)) => Ok(Replay {
-            header,
-            game,
-            lines,
-            line_count,
-            action_count,
-            last_hash: std::str::from_utf8(&prev).expect("hex is ASCII").to_string(),
-            result,
-            torn,
-            complete_len,
-            revealed,
-            clocks: timing.into_clocks(),
-        }),
-        _ => Err(RecordError::at(1, "empty record: no complete header line")),
+
+    /// Checks a reveal line: after the result, once, and opening the commitment if
+    /// there was one.
+    fn check_reveal(&self, r: &RevealLine) -> Result<(), &'static str> {
+        if self.result.is_none() {
+            return Err("secrets revealed before the result");
+        }
+        if self.revealed.is_some() {
+            return Err("a second reveal");
+        }
+        if self.commitment.is_none() && r.data.is_some() {
+            return Err("data revealed without a commitment to it");
+        }
+        if let Some((committed, data)) = &self.commitment {
+            if r.data.as_deref() != Some(data.as_str()) {
+                return Err("the revealed data is not the game's hidden part at the commitment");
+            }
+            if salted_digest(&r.salt, "commit", data) != *committed {
+                return Err("the commitment does not open to the revealed salt and data");
+            }
+        }
+        Ok(())
+    }
+
+    /// The replay, once every line is read: a record needs at least its header.
+    fn finish(self) -> Result<Replay, RecordError> {
+        match (self.header, self.game) {
+            (Some(header), Some(game)) => Ok(Replay {
+                header,
+                game,
+                lines: self.lines,
+                line_count: self.line_count,
+                action_count: self.action_count,
+                last_hash: std::str::from_utf8(&self.prev).expect("hex is ASCII").to_string(),
+                result: self.result,
+                torn: self.torn,
+                complete_len: self.complete_len,
+                revealed: self.revealed,
+                clocks: self.timing.into_clocks(),
+            }),
+            _ => Err(RecordError::at(1, "empty record: no complete header line")),
+        }
     }
 }
 
