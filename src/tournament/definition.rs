@@ -1,0 +1,143 @@
+//! What defines a tournament: the game, the entrants, the schedule's shape, the seed,
+//! the opening and the time control, as stored in `<out>/tournament.json`, and what
+//! follows from it alone (the seats, the schedule, each game's opening and each
+//! seat's command). Its own room because runs, shards, resumes and merges all agree
+//! on a tournament through it.
+
+use serde::{Deserialize, Serialize};
+
+use super::entrants::Entrant;
+use super::schedule::{self, Format, Scheduled};
+use super::stats::Sprt;
+use super::TournamentError;
+use crate::game::{GameId, Options, Turn};
+use crate::rng::Rng;
+
+/// What defines a tournament; stored as `<out>/tournament.json`. Runs and shards
+/// with the same definition share one schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Definition {
+    /// Game id.
+    pub game: String,
+    /// Game options.
+    pub options: Options,
+    /// The bots.
+    pub entrants: Vec<Entrant>,
+    /// Round robin or gauntlet.
+    pub format: Format,
+    /// Games per table (a multiple of the seat count).
+    pub games: usize,
+    /// Times the whole schedule is repeated.
+    pub rounds: usize,
+    /// Seed of the schedule, the openings and the built-in agents.
+    pub seed: u64,
+    /// Random opening actions per game.
+    pub random_plies: usize,
+    /// Time control, as `--tc`/`--st` give it.
+    pub time_control: String,
+    /// The SPRT stopping rule, if any (two-seat games, first two entrants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtDef>,
+}
+
+/// The SPRT parameters as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtDef {
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// False-positive rate.
+    pub alpha: f64,
+    /// False-negative rate.
+    pub beta: f64,
+}
+
+impl From<SprtDef> for Sprt {
+    fn from(d: SprtDef) -> Sprt {
+        Sprt {
+            elo0: d.elo0,
+            elo1: d.elo1,
+            alpha: d.alpha,
+            beta: d.beta,
+        }
+    }
+}
+
+impl Definition {
+    /// The game, checked.
+    pub(super) fn game_id(&self) -> Result<GameId, TournamentError> {
+        GameId::parse(&self.game).map_err(|e| TournamentError::Setup(e.to_string()))
+    }
+
+    /// Seats per game.
+    pub fn seats(&self) -> Result<usize, TournamentError> {
+        let game = self
+            .game_id()?
+            .create(&self.options, None)
+            .map_err(|e| TournamentError::Setup(e.to_string()))?;
+        Ok(game.seat_count())
+    }
+
+    /// The whole schedule.
+    pub fn schedule(&self) -> Result<Vec<Scheduled>, TournamentError> {
+        schedule::build(
+            self.format,
+            self.entrants.len(),
+            self.seats()?,
+            self.games,
+            self.rounds,
+            self.seed,
+        )
+        .map_err(TournamentError::Setup)
+    }
+
+    /// The random opening of a game: `random_plies` correct actions from the seed.
+    pub(super) fn opening(&self, seed: u64) -> Result<Vec<String>, TournamentError> {
+        self.opening_upto(seed, self.random_plies)
+    }
+
+    /// The first `limit` actions (at most) of the random opening from `seed`.
+    pub(super) fn opening_upto(&self, seed: u64, limit: usize) -> Result<Vec<String>, TournamentError> {
+        let mut game = self
+            .game_id()?
+            .create(&self.options, None)
+            .map_err(|e| TournamentError::Setup(e.to_string()))?;
+        let mut rng = Rng::new(seed);
+        let mut out = Vec::new();
+        for _ in 0..limit.min(self.random_plies) {
+            let Turn::Act { seat, .. } = game.turn() else {
+                break;
+            };
+            let choices = game.correct_actions();
+            if choices.is_empty() {
+                break;
+            }
+            let action = choices[rng.below(choices.len())].clone();
+            game.play(seat, &action)
+                .map_err(|e| TournamentError::Setup(format!("opening: {e}")))?;
+            out.push(action);
+        }
+        Ok(out)
+    }
+}
+
+/// The command seat `seat` (0-based) of `game` runs: the entrant's own, or for a
+/// built-in agent the referee's `agent` subcommand through `exe` with a seed of the
+/// game and seat.
+pub(super) fn seat_command(
+    def: &Definition,
+    game: &Scheduled,
+    seat: usize,
+    exe: &str,
+) -> Result<String, String> {
+    let entrant = game
+        .seats
+        .get(seat)
+        .and_then(|&who| def.entrants.get(who))
+        .ok_or_else(|| format!("game {}: no entrant for seat {}", game.index, seat + 1))?;
+    Ok(match crate::builtin::Strategy::from_agent_command(&entrant.cmd) {
+        Some(strategy) => strategy?.command_line(exe, Rng::derive(game.seed, seat as u64 + 1)),
+        None => entrant.cmd.clone(),
+    })
+}

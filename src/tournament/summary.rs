@@ -1,0 +1,338 @@
+//! The statistics of a tournament from its finished games: each entrant's standing
+//! (wins, draws and losses, Elo and likelihood of superiority for two seats, average
+//! place and a Weng-Lin rating for more), head-to-head pairings, the SPRT, and the
+//! table printed from them. Its own room because it is pure arithmetic over
+//! [`GameResult`]s, the same for one run and for merged shards.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::results::GameResult;
+use super::stats::{self, Pentanomial, Sprt, SprtState, Wdl};
+use super::{Definition, TournamentError};
+use crate::game::ForfeitKind;
+
+/// One entrant's line in the final table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Standing {
+    /// Name.
+    pub name: String,
+    /// Games played.
+    pub games: u32,
+    /// Wins, draws, losses (two-seat games) against the field.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// Score per game (two seats), or average place (more seats).
+    pub score: f64,
+    /// Elo against the field, with the 95% half-width (two seats).
+    pub elo: Option<(f64, f64)>,
+    /// Likelihood of superiority against the field (two seats).
+    pub los: Option<f64>,
+    /// Average place (multi-seat).
+    pub average_place: f64,
+    /// Weng-Lin rating and uncertainty (multi-seat).
+    pub rating: Option<(f64, f64)>,
+    /// Games lost on time (or a handshake timeout).
+    pub timeouts: u32,
+    /// Games lost by crashing.
+    pub crashes: u32,
+    /// Games lost by an illegal action.
+    pub illegal: u32,
+    /// Games lost by a protocol error.
+    pub protocol: u32,
+}
+
+/// Head-to-head figures for one pair of entrants (two-seat games).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Pairing {
+    /// First entrant's name.
+    pub first: String,
+    /// Second entrant's name.
+    pub second: String,
+    /// First's wins, draws, losses against the second.
+    pub wdl: (u32, u32, u32),
+    /// Elo of the first over the second, with the 95% half-width.
+    pub elo: (f64, f64),
+    /// Likelihood that the first is stronger.
+    pub los: f64,
+    /// Draws per game.
+    pub draw_ratio: f64,
+    /// Pentanomial counts of the first's game-pair totals (0, ½, 1, 1½, 2).
+    pub pentanomial: [u32; 5],
+}
+
+/// The statistics of a tournament, from its finished games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Game id and options.
+    pub game: String,
+    /// Seats per game.
+    pub seats: usize,
+    /// Games finished / scheduled (in the shards read).
+    pub finished: usize,
+    /// Games scheduled in total.
+    pub scheduled: usize,
+    /// Table, best first.
+    pub standings: Vec<Standing>,
+    /// Head-to-head figures (two-seat games).
+    pub pairings: Vec<Pairing>,
+    /// SPRT log-likelihood ratio, bounds and decision, if configured.
+    pub sprt: Option<(f64, (f64, f64), String)>,
+}
+
+/// `a`'s score in a two-seat game against `b`, if they were its two seats.
+fn score(r: &GameResult, a: usize, b: usize) -> Option<f64> {
+    let (sa, sb) = (
+        r.seats.iter().position(|&w| w == a)?,
+        r.seats.iter().position(|&w| w == b)?,
+    );
+    Some(match r.places[sa].cmp(&r.places[sb]) {
+        std::cmp::Ordering::Less => 1.0,
+        std::cmp::Ordering::Equal => 0.5,
+        std::cmp::Ordering::Greater => 0.0,
+    })
+}
+
+/// Pentanomial counts of `a` against `b` over complete colour-swapped pairs (the two
+/// games of a pair are consecutive schedule indices 2k, 2k+1 of one table).
+pub(super) fn pentanomial(results: &[GameResult], a: usize, b: usize) -> Pentanomial {
+    let mut by_index: Vec<&GameResult> = results.iter().filter(|r| score(r, a, b).is_some()).collect();
+    by_index.sort_by_key(|r| r.index);
+    let mut p = Pentanomial::default();
+    for w in by_index.windows(2) {
+        if w[0].index % 2 == 0 && w[1].index == w[0].index + 1 {
+            p.add(score(w[0], a, b).unwrap_or(0.0) + score(w[1], a, b).unwrap_or(0.0));
+        }
+    }
+    p
+}
+
+/// Computes the table from finished games (in index order, so a merged set of shards
+/// gives exactly the figures of one run).
+pub fn summarize(def: &Definition, results: &[GameResult]) -> Result<Summary, TournamentError> {
+    let seats = def.seats()?;
+    let scheduled = def.schedule()?.len();
+    let mut results: Vec<GameResult> = results.to_vec();
+    results.sort_by_key(|r| r.index);
+    let n = def.entrants.len();
+    let mut standings: Vec<Standing> = def
+        .entrants
+        .iter()
+        .map(|e| Standing {
+            name: e.name.clone(),
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            score: 0.0,
+            elo: None,
+            los: None,
+            average_place: 0.0,
+            rating: None,
+            timeouts: 0,
+            crashes: 0,
+            illegal: 0,
+            protocol: 0,
+        })
+        .collect();
+    let mut place_sum = vec![0u64; n];
+    for r in &results {
+        for (seat, &who) in r.seats.iter().enumerate() {
+            let s = &mut standings[who];
+            s.games += 1;
+            place_sum[who] += r.places[seat] as u64;
+            if seats == 2 {
+                let other = r.places[1 - seat];
+                match r.places[seat].cmp(&other) {
+                    std::cmp::Ordering::Less => s.wins += 1,
+                    std::cmp::Ordering::Equal => s.draws += 1,
+                    std::cmp::Ordering::Greater => s.losses += 1,
+                }
+            }
+        }
+        for &(seat, kind) in &r.forfeits {
+            let s = &mut standings[r.seats[seat]];
+            match kind {
+                ForfeitKind::Timeout => s.timeouts += 1,
+                ForfeitKind::Crash => s.crashes += 1,
+                ForfeitKind::Illegal => s.illegal += 1,
+                ForfeitKind::Protocol => s.protocol += 1,
+                ForfeitKind::Resign => {}
+            }
+        }
+    }
+    let ratings = (seats > 2).then(|| {
+        let games: Vec<Vec<(usize, u8)>> = results
+            .iter()
+            .map(|r| r.seats.iter().zip(&r.places).map(|(&w, &p)| (w, p)).collect())
+            .collect();
+        stats::weng_lin(n, &games)
+    });
+    for (i, s) in standings.iter_mut().enumerate() {
+        if s.games == 0 {
+            continue;
+        }
+        s.average_place = place_sum[i] as f64 / s.games as f64;
+        if seats == 2 {
+            let wdl = Wdl {
+                wins: s.wins,
+                draws: s.draws,
+                losses: s.losses,
+            };
+            s.score = wdl.score();
+            s.elo = Some(wdl.elo());
+            s.los = Some(wdl.los());
+        } else {
+            s.score = s.average_place;
+            s.rating = ratings.as_ref().map(|r| r[i]);
+        }
+    }
+    let mut pairings = Vec::new();
+    if seats == 2 {
+        for a in 0..n {
+            for b in a + 1..n {
+                let mut wdl = Wdl::default();
+                for r in &results {
+                    match score(r, a, b) {
+                        Some(1.0) => wdl.wins += 1,
+                        Some(0.5) => wdl.draws += 1,
+                        Some(_) => wdl.losses += 1,
+                        None => {}
+                    }
+                }
+                if wdl.games() == 0 {
+                    continue;
+                }
+                pairings.push(Pairing {
+                    first: def.entrants[a].name.clone(),
+                    second: def.entrants[b].name.clone(),
+                    wdl: (wdl.wins, wdl.draws, wdl.losses),
+                    elo: wdl.elo(),
+                    los: wdl.los(),
+                    draw_ratio: wdl.draw_ratio(),
+                    pentanomial: pentanomial(&results, a, b).0,
+                });
+            }
+        }
+    }
+    let sprt = def.sprt.map(|d| {
+        let s = Sprt::from(d);
+        let p = pentanomial(&results, 0, 1);
+        let state = match s.state(&p) {
+            SprtState::Continue => "continue",
+            SprtState::AcceptH0 => "H0 accepted",
+            SprtState::AcceptH1 => "H1 accepted",
+        };
+        (s.llr(&p), s.bounds(), state.to_string())
+    });
+    // Best first: score for two seats, average place (lower is better) otherwise.
+    standings.sort_by(|x, y| {
+        let key = |s: &Standing| if seats == 2 { -s.score } else { s.average_place };
+        key(x).partial_cmp(&key(y)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    Ok(Summary {
+        game: format!("{} {}", def.game, def.options),
+        seats,
+        finished: results.len(),
+        scheduled,
+        standings,
+        pairings,
+        sprt,
+    })
+}
+
+impl Summary {
+    /// The final table as text.
+    pub fn table(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(t, "{}: {} of {} games", self.game, self.finished, self.scheduled);
+        let two = self.seats == 2;
+        if two {
+            let _ = writeln!(
+                t,
+                "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>16} {:>6} {:>5} {:>5}",
+                "#", "name", "games", "wins", "draws", "losses", "score", "elo (95%)", "los", "time", "crash"
+            );
+        } else {
+            let _ = writeln!(
+                t,
+                "{:<3} {:<20} {:>6} {:>10} {:>16} {:>5} {:>5}",
+                "#", "name", "games", "avg place", "rating (±)", "time", "crash"
+            );
+        }
+        for (i, s) in self.standings.iter().enumerate() {
+            if two {
+                let elo = s.elo.map_or("-".to_string(), |(e, h)| fmt_elo(e, h));
+                let los = s.los.map_or("-".to_string(), |l| format!("{:.1}%", l * 100.0));
+                let _ = writeln!(
+                    t,
+                    "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>16} {:>6} {:>5} {:>5}",
+                    i + 1,
+                    s.name,
+                    s.games,
+                    s.wins,
+                    s.draws,
+                    s.losses,
+                    s.score * 100.0,
+                    elo,
+                    los,
+                    s.timeouts,
+                    s.crashes
+                );
+            } else {
+                let rating = s
+                    .rating
+                    .map_or("-".to_string(), |(r, u)| format!("{r:.1} ± {u:.1}"));
+                let _ = writeln!(
+                    t,
+                    "{:<3} {:<20} {:>6} {:>10.2} {:>16} {:>5} {:>5}",
+                    i + 1,
+                    s.name,
+                    s.games,
+                    s.average_place,
+                    rating,
+                    s.timeouts,
+                    s.crashes
+                );
+            }
+        }
+        for p in &self.pairings {
+            let _ = writeln!(
+                t,
+                "{} vs {}: +{} ={} -{}  elo {}  los {:.1}%  draws {:.1}%  pentanomial [{}]",
+                p.first,
+                p.second,
+                p.wdl.0,
+                p.wdl.1,
+                p.wdl.2,
+                fmt_elo(p.elo.0, p.elo.1),
+                p.los * 100.0,
+                p.draw_ratio * 100.0,
+                p.pentanomial
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+        if let Some((llr, (lo, hi), state)) = &self.sprt {
+            let _ = writeln!(t, "SPRT: LLR {llr:.2} ({lo:.2}, {hi:.2}) {state}");
+        }
+        t
+    }
+}
+
+/// `+123.4 ± 56.7`, or `±inf` when the score is 0 or 1.
+fn fmt_elo(elo: f64, half: f64) -> String {
+    if elo.is_finite() && half.is_finite() {
+        format!("{elo:+.1} ± {half:.1}")
+    } else if elo.is_finite() {
+        format!("{elo:+.1} ± inf")
+    } else {
+        format!("{}inf", if elo > 0.0 { "+" } else { "-" })
+    }
+}
