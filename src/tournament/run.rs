@@ -75,6 +75,30 @@ pub fn run(
     let schedule = def.schedule()?;
     let games_dir = opts.out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
+    store_definition(def, opts)?;
+    let mine: Vec<&Scheduled> = schedule
+        .iter()
+        .filter(|g| opts.shard.is_none_or(|s| s.contains(g.index)))
+        .collect();
+    let (results, queue) = resume(def, opts, &schedule, &mine)?;
+    let stop = AtomicBool::new(false);
+    let mut progress = Progress {
+        results,
+        total: mine.len(),
+        sprt: def.sprt.map(Sprt::from),
+        stop: &stop,
+        report,
+    };
+    progress.check_sprt();
+    play_games(def, opts, &schedule, queue, &mut progress)?;
+    let mut results = progress.results;
+    results.sort_by_key(|r| r.index);
+    Ok(results)
+}
+
+/// Writes the definition to `<out>/tournament.json`, or, when one is there, checks
+/// that it is the same tournament and that the run resumes it.
+fn store_definition(def: &Definition, opts: &RunOptions) -> Result<(), TournamentError> {
     let meta = opts.out.join("tournament.json");
     if meta.exists() {
         let text = std::fs::read_to_string(&meta).map_err(io_err(&meta))?;
@@ -104,20 +128,27 @@ pub fn run(
             .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))?;
         std::fs::write(&meta, text + "\n").map_err(io_err(&meta))?;
     }
-    let mine: Vec<&Scheduled> = schedule
-        .iter()
-        .filter(|g| opts.shard.is_none_or(|s| s.contains(g.index)))
-        .collect();
-    let present = scan_records(&opts.out, &schedule)?;
+    Ok(())
+}
+
+/// The results of the games of `mine` already finished in `<out>/games/`, and the
+/// queue of those still to play; unfinished records are moved aside.
+fn resume<'s>(
+    def: &Definition,
+    opts: &RunOptions,
+    schedule: &[Scheduled],
+    mine: &[&'s Scheduled],
+) -> Result<(Vec<GameResult>, VecDeque<&'s Scheduled>), TournamentError> {
+    let present = scan_records(&opts.out, schedule)?;
     let mut results: Vec<GameResult> = Vec::new();
     let mut queue = VecDeque::new();
     let mut unfinished = Vec::new();
     // Every record of the shard is read and checked before anything is moved or
     // played: one that does not belong stops the resume with the directory as it was.
-    for game in &mine {
+    for game in mine {
         if present.contains(&game.index) {
             let path = record_path(&opts.out, game.index);
-            match read_result(def, &schedule, &path, game)? {
+            match read_result(def, schedule, &path, game)? {
                 Some(r) => {
                     results.push(r);
                     continue;
@@ -139,22 +170,70 @@ pub fn run(
             .expect("some name is free");
         std::fs::rename(&path, &aside).map_err(io_err(&path))?;
     }
-    let total = mine.len();
-    let sprt: Option<Sprt> = def.sprt.map(Sprt::from);
-    let stop = AtomicBool::new(false);
-    if let Some(s) = &sprt {
-        if let Some(decision) = sprt_decision(s, &results) {
-            stop.store(true, Ordering::SeqCst);
-            report(Event::SprtDecided(&decision), &results);
+    Ok((results, queue))
+}
+
+/// A run while its games are played: what has finished, and whether to stop
+/// starting games.
+struct Progress<'r> {
+    /// The results so far, resumed ones included, in the order they came.
+    results: Vec<GameResult>,
+    /// Games in this run.
+    total: usize,
+    /// The SPRT stopping rule, if any.
+    sprt: Option<Sprt>,
+    /// Set once no more games are to be started; the workers read it.
+    stop: &'r AtomicBool,
+    /// Where events go.
+    report: &'r mut dyn FnMut(Event<'_>, &[GameResult]),
+}
+
+impl Progress<'_> {
+    /// Stops the run and reports the decision once the SPRT has reached one.
+    fn check_sprt(&mut self) {
+        if let Some(s) = &self.sprt {
+            if !self.stop.load(Ordering::SeqCst) {
+                if let Some(decision) = sprt_decision(s, &self.results) {
+                    self.stop.store(true, Ordering::SeqCst);
+                    (self.report)(Event::SprtDecided(&decision), &self.results);
+                }
+            }
         }
     }
+
+    /// Counts a finished game and reports it.
+    fn finished(&mut self, result: GameResult) {
+        self.results.push(result);
+        let done = self.results.len();
+        (self.report)(
+            Event::Finished {
+                result: self.results.last().expect("just pushed"),
+                done,
+                total: self.total,
+            },
+            &self.results,
+        );
+        self.check_sprt();
+    }
+}
+
+/// Plays the games of `queue` on `opts.concurrency` workers until it is empty or the
+/// run stops; the first game that could not be played at all is the error.
+fn play_games(
+    def: &Definition,
+    opts: &RunOptions,
+    schedule: &[Scheduled],
+    queue: VecDeque<&Scheduled>,
+    progress: &mut Progress<'_>,
+) -> Result<(), TournamentError> {
     let queue = Mutex::new(queue);
     let (tx, rx) = mpsc::channel::<(Scheduled, Result<GameResult, TournamentError>)>();
-    let workers = opts.concurrency.max(1).min(total.max(1));
+    let workers = opts.concurrency.max(1).min(progress.total.max(1));
+    let stop = progress.stop;
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (queue, stop, schedule) = (&queue, &stop, &schedule);
+            let queue = &queue;
             scope.spawn(move || loop {
                 if stop.load(Ordering::SeqCst) || crate::referee::interrupted() {
                     break;
@@ -172,26 +251,7 @@ pub fn run(
         let mut first_error = None;
         for (game, outcome) in rx {
             match outcome {
-                Ok(result) => {
-                    results.push(result);
-                    let done = results.len();
-                    report(
-                        Event::Finished {
-                            result: results.last().expect("just pushed"),
-                            done,
-                            total,
-                        },
-                        &results,
-                    );
-                    if let Some(s) = &sprt {
-                        if !stop.load(Ordering::SeqCst) {
-                            if let Some(decision) = sprt_decision(s, &results) {
-                                stop.store(true, Ordering::SeqCst);
-                                report(Event::SprtDecided(&decision), &results);
-                            }
-                        }
-                    }
-                }
+                Ok(result) => progress.finished(result),
                 Err(e) => {
                     // A game that cannot even start (an entrant's command is wrong)
                     // would fail every time: stop scheduling and say so.
@@ -204,9 +264,7 @@ pub fn run(
             Some((_, e)) => Err(e),
             None => Ok(()),
         }
-    })?;
-    results.sort_by_key(|r| r.index);
-    Ok(results)
+    })
 }
 
 /// Plays one scheduled game and reads its result back from the record.

@@ -118,6 +118,31 @@ pub fn summarize(def: &Definition, results: &[GameResult]) -> Result<Summary, To
     let scheduled = def.schedule()?.len();
     let mut results: Vec<GameResult> = results.to_vec();
     results.sort_by_key(|r| r.index);
+    let mut standings = standings(def, seats, &results);
+    let pairings = if seats == 2 {
+        pairings(def, &results)
+    } else {
+        Vec::new()
+    };
+    let sprt = sprt_summary(def, &results);
+    // Best first: score for two seats, average place (lower is better) otherwise.
+    standings.sort_by(|x, y| {
+        let key = |s: &Standing| if seats == 2 { -s.score } else { s.average_place };
+        key(x).partial_cmp(&key(y)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    Ok(Summary {
+        game: format!("{} {}", def.game, def.options),
+        seats,
+        finished: results.len(),
+        scheduled,
+        standings,
+        pairings,
+        sprt,
+    })
+}
+
+/// Each entrant's standing over `results` (games of `seats` seats), in entrant order.
+fn standings(def: &Definition, seats: usize, results: &[GameResult]) -> Vec<Standing> {
     let n = def.entrants.len();
     let mut standings: Vec<Standing> = def
         .entrants
@@ -139,32 +164,7 @@ pub fn summarize(def: &Definition, results: &[GameResult]) -> Result<Summary, To
             protocol: 0,
         })
         .collect();
-    let mut place_sum = vec![0u64; n];
-    for r in &results {
-        for (seat, &who) in r.seats.iter().enumerate() {
-            let s = &mut standings[who];
-            s.games += 1;
-            place_sum[who] += r.places[seat] as u64;
-            if seats == 2 {
-                let other = r.places[1 - seat];
-                match r.places[seat].cmp(&other) {
-                    std::cmp::Ordering::Less => s.wins += 1,
-                    std::cmp::Ordering::Equal => s.draws += 1,
-                    std::cmp::Ordering::Greater => s.losses += 1,
-                }
-            }
-        }
-        for &(seat, kind) in &r.forfeits {
-            let s = &mut standings[r.seats[seat]];
-            match kind {
-                ForfeitKind::Timeout => s.timeouts += 1,
-                ForfeitKind::Crash => s.crashes += 1,
-                ForfeitKind::Illegal => s.illegal += 1,
-                ForfeitKind::Protocol => s.protocol += 1,
-                ForfeitKind::Resign => {}
-            }
-        }
-    }
+    let place_sum = tally(&mut standings, seats, results);
     let ratings = (seats > 2).then(|| {
         let games: Vec<Vec<(usize, u8)>> = results
             .iter()
@@ -191,57 +191,84 @@ pub fn summarize(def: &Definition, results: &[GameResult]) -> Result<Summary, To
             s.rating = ratings.as_ref().map(|r| r[i]);
         }
     }
-    let mut pairings = Vec::new();
-    if seats == 2 {
-        for a in 0..n {
-            for b in a + 1..n {
-                let mut wdl = Wdl::default();
-                for r in &results {
-                    match score(r, a, b) {
-                        Some(1.0) => wdl.wins += 1,
-                        Some(0.5) => wdl.draws += 1,
-                        Some(_) => wdl.losses += 1,
-                        None => {}
-                    }
+    standings
+}
+
+/// Counts the games, the wins, draws and losses (two seats) and the forfeits of every
+/// entrant into `standings`; returns each entrant's sum of places.
+fn tally(standings: &mut [Standing], seats: usize, results: &[GameResult]) -> Vec<u64> {
+    let mut place_sum = vec![0u64; standings.len()];
+    for r in results {
+        for (seat, &who) in r.seats.iter().enumerate() {
+            let s = &mut standings[who];
+            s.games += 1;
+            place_sum[who] += r.places[seat] as u64;
+            if seats == 2 {
+                let other = r.places[1 - seat];
+                match r.places[seat].cmp(&other) {
+                    std::cmp::Ordering::Less => s.wins += 1,
+                    std::cmp::Ordering::Equal => s.draws += 1,
+                    std::cmp::Ordering::Greater => s.losses += 1,
                 }
-                if wdl.games() == 0 {
-                    continue;
-                }
-                pairings.push(Pairing {
-                    first: def.entrants[a].name.clone(),
-                    second: def.entrants[b].name.clone(),
-                    wdl: (wdl.wins, wdl.draws, wdl.losses),
-                    elo: wdl.elo(),
-                    los: wdl.los(),
-                    draw_ratio: wdl.draw_ratio(),
-                    pentanomial: pentanomial(&results, a, b).0,
-                });
+            }
+        }
+        for &(seat, kind) in &r.forfeits {
+            let s = &mut standings[r.seats[seat]];
+            match kind {
+                ForfeitKind::Timeout => s.timeouts += 1,
+                ForfeitKind::Crash => s.crashes += 1,
+                ForfeitKind::Illegal => s.illegal += 1,
+                ForfeitKind::Protocol => s.protocol += 1,
+                ForfeitKind::Resign => {}
             }
         }
     }
-    let sprt = def.sprt.map(|d| {
+    place_sum
+}
+
+/// Head-to-head figures of every pair of entrants that met (two-seat games).
+fn pairings(def: &Definition, results: &[GameResult]) -> Vec<Pairing> {
+    let n = def.entrants.len();
+    let mut pairings = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let mut wdl = Wdl::default();
+            for r in results {
+                match score(r, a, b) {
+                    Some(1.0) => wdl.wins += 1,
+                    Some(0.5) => wdl.draws += 1,
+                    Some(_) => wdl.losses += 1,
+                    None => {}
+                }
+            }
+            if wdl.games() == 0 {
+                continue;
+            }
+            pairings.push(Pairing {
+                first: def.entrants[a].name.clone(),
+                second: def.entrants[b].name.clone(),
+                wdl: (wdl.wins, wdl.draws, wdl.losses),
+                elo: wdl.elo(),
+                los: wdl.los(),
+                draw_ratio: wdl.draw_ratio(),
+                pentanomial: pentanomial(results, a, b).0,
+            });
+        }
+    }
+    pairings
+}
+
+/// The SPRT's log-likelihood ratio, bounds and state, if the tournament has one.
+fn sprt_summary(def: &Definition, results: &[GameResult]) -> Option<(f64, (f64, f64), String)> {
+    def.sprt.map(|d| {
         let s = Sprt::from(d);
-        let p = pentanomial(&results, 0, 1);
+        let p = pentanomial(results, 0, 1);
         let state = match s.state(&p) {
             SprtState::Continue => "continue",
             SprtState::AcceptH0 => "H0 accepted",
             SprtState::AcceptH1 => "H1 accepted",
         };
         (s.llr(&p), s.bounds(), state.to_string())
-    });
-    // Best first: score for two seats, average place (lower is better) otherwise.
-    standings.sort_by(|x, y| {
-        let key = |s: &Standing| if seats == 2 { -s.score } else { s.average_place };
-        key(x).partial_cmp(&key(y)).unwrap_or(std::cmp::Ordering::Equal)
-    });
-    Ok(Summary {
-        game: format!("{} {}", def.game, def.options),
-        seats,
-        finished: results.len(),
-        scheduled,
-        standings,
-        pairings,
-        sprt,
     })
 }
 
