@@ -1,0 +1,202 @@
+//! The audit of a finished game by one seat: its transcript of messages is checked
+//! against the record, whose salt is revealed once the game is over (the salted
+//! chain hashes, the commitment, every event and view, no message missing). Its own
+//! room because it is the seat's side of play by mail: it trusts the record only as
+//! far as the record verifies.
+
+use std::path::Path;
+
+use super::message::{told_by_line, told_to, BEGIN, END};
+use super::{Open, PbmError};
+use crate::game::Seat;
+use crate::record::{self, salted_digest, Line, Replay};
+
+/// `seat`'s view after every record line (index: line number - 1, header first).
+fn views_by_line(replay: &Replay, seat: Seat) -> Vec<String> {
+    let mut game = record::start_game(&replay.header).expect("verified record");
+    let mut views = vec![game.view(seat).text().to_string()];
+    for line in &replay.lines {
+        record::step(game.as_mut(), line);
+        views.push(game.view(seat).text().to_string());
+    }
+    views
+}
+
+/// Why an audit did not pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuditError {
+    /// It could not be made: the record cannot be read, the game has not ended, or
+    /// the transcript is not a transcript of messages.
+    Input(PbmError),
+    /// It was made, and the messages disagree with the record in these ways.
+    Problems(Vec<String>),
+}
+
+/// What an audit found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditReport {
+    /// Messages checked.
+    pub messages: usize,
+    /// Events checked.
+    pub events: usize,
+}
+
+/// One parsed message of a transcript.
+struct Parsed {
+    seat: usize,
+    line: usize,
+    hash: String,
+    since: usize,
+    events: Vec<String>,
+    commitment: Option<String>,
+    view: Option<String>,
+}
+
+fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
+    let mut out = Vec::new();
+    let mut cur: Option<Parsed> = None;
+    for (n, l) in text.lines().enumerate() {
+        let n = n + 1;
+        if let Some(rest) = l.strip_prefix(BEGIN) {
+            let seat = rest.split_whitespace().next().and_then(|w| w.parse().ok());
+            cur = Some(Parsed {
+                seat: seat.ok_or(format!("transcript line {n}: no seat number"))?,
+                line: 0,
+                hash: String::new(),
+                since: 0,
+                events: Vec::new(),
+                commitment: None,
+                view: None,
+            });
+        } else if l == END {
+            let m = cur
+                .take()
+                .ok_or(format!("transcript line {n}: end without a start"))?;
+            if m.line == 0 || m.hash.is_empty() {
+                return Err(format!("transcript line {n}: a message without its record line"));
+            }
+            out.push(m);
+        } else if let Some(m) = cur.as_mut() {
+            if let Some(rest) = l.strip_prefix("record: line ") {
+                let (line, hash) = rest
+                    .split_once(", hash ")
+                    .ok_or(format!("transcript line {n}: bad record line"))?;
+                m.line = line
+                    .parse()
+                    .map_err(|_| format!("transcript line {n}: bad line number"))?;
+                m.hash = hash.trim().to_string();
+            } else if let Some(rest) = l.strip_prefix("since line ") {
+                m.since = rest
+                    .trim_end_matches(':')
+                    .parse()
+                    .map_err(|_| format!("transcript line {n}: bad since"))?;
+            } else if let Some(rest) = l.strip_prefix("  event ") {
+                m.events.push(rest.to_string());
+            } else if let Some(rest) = l.strip_prefix("commitment: ") {
+                m.commitment = Some(rest.to_string());
+            } else if let Some(rest) = l.strip_prefix("view: ") {
+                m.view = Some(rest.to_string());
+            }
+        }
+    }
+    if cur.is_some() {
+        return Err("the transcript ends inside a message".into());
+    }
+    Ok(out)
+}
+
+/// Checks that every message `seat` received (the transcript) is consistent with the
+/// final record: the salted chain hashes, the commitment and its opening, every event
+/// (and so every verdict) the rules give for that seat, every view, and no message
+/// missing.
+pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, AuditError> {
+    let open = Open::read(path).map_err(AuditError::Input)?;
+    let salt = open.replay.revealed.clone().ok_or_else(|| {
+        AuditError::Input(PbmError::Record(format!(
+            "{}: no salt revealed: not a play-by-mail record, or its game has not ended yet",
+            path.display()
+        )))
+    })?;
+    let chain = &open.chain;
+    let messages = parse_transcript(transcript).map_err(|e| AuditError::Input(PbmError::Usage(e)))?;
+    let told = told_by_line(&open.replay);
+    let views = views_by_line(&open.replay, seat);
+    let commitment = open.replay.lines.iter().find_map(|l| match l {
+        Line::Commit(c) => Some(c.commitment.clone()),
+        _ => None,
+    });
+    let mut problems = Vec::new();
+    let mut covered = 1;
+    let mut events = 0;
+    let mut mine: Vec<&Parsed> = messages.iter().filter(|m| m.seat == seat.number()).collect();
+    if mine.len() != messages.len() {
+        problems.push(format!(
+            "{} messages are addressed to another seat",
+            messages.len() - mine.len()
+        ));
+    }
+    mine.sort_by_key(|m| (m.line, m.since));
+    for m in &mine {
+        let at = format!("message up to line {}", m.line);
+        match chain.get(m.line.wrapping_sub(1)) {
+            Some(h) if salted_digest(&salt, "chain", h) == m.hash => {}
+            Some(_) => problems.push(format!(
+                "{at}: its record hash is not the record's (the record was changed)"
+            )),
+            None => problems.push(format!("{at}: the record has no line {}", m.line)),
+        }
+        if m.since > covered {
+            problems.push(format!(
+                "a message is missing: nothing told lines {}..{}",
+                covered + 1,
+                m.since
+            ));
+        }
+        covered = covered.max(m.line);
+        let expected: Vec<String> = told
+            .iter()
+            .filter(|(n, _)| *n > m.since && *n <= m.line)
+            .flat_map(|(_, t)| told_to(t, seat).iter().map(|e| e.text().to_string()))
+            .collect();
+        if expected != m.events {
+            problems.push(format!(
+                "{at}: the events told are not what the rules give: told {:?}, rules {:?}",
+                m.events, expected
+            ));
+        }
+        events += m.events.len();
+        if let (Some(told_v), Some(real)) = (&m.view, views.get(m.line.wrapping_sub(1))) {
+            if told_v != real {
+                problems.push(format!(
+                    "{at}: the view told is not the seat's view at that line: told {told_v:?}, rules {real:?}"
+                ));
+            }
+        }
+        if let (Some(told_c), Some(real)) = (&m.commitment, &commitment) {
+            if told_c != real {
+                problems.push(format!("{at}: the commitment told differs from the record's"));
+            }
+        }
+    }
+    if covered < chain.len() {
+        let last_told = told
+            .iter()
+            .filter(|(n, t)| *n > covered && !told_to(t, seat).is_empty())
+            .count();
+        if last_told > 0 {
+            problems.push(format!(
+                "a message is missing: lines after {covered} were never told"
+            ));
+        }
+    }
+    // The record itself was verified when read: the commitment opens to the revealed
+    // data (the reveal line is checked), so a changed hidden type cannot pass.
+    if problems.is_empty() {
+        Ok(AuditReport {
+            messages: mine.len(),
+            events,
+        })
+    } else {
+        Err(AuditError::Problems(problems))
+    }
+}

@@ -1,0 +1,113 @@
+//! The messages mailed to the seats: each one names the record line and its salted
+//! chain hash (R-S1), the commitment, the events the seat was told since a line, its
+//! view and diagram, and what it is to do. Its own room because it is all a seat ever
+//! learns of the game, so it is where information hiding shows; [`super::audit`]
+//! reads these messages back.
+
+use std::fmt::Write as _;
+
+use super::{Message, Open, PbmError};
+use crate::game::{Seat, SeatEvent, Turn};
+use crate::record::{self, salted_digest, Line, Replay};
+
+/// Marks the start of a message, with the seat it is for (audit reads these).
+pub(super) const BEGIN: &str = "=== referee play-by-mail message to seat";
+/// Marks its end.
+pub(super) const END: &str = "=== end of message ===";
+
+/// What each seat was told by each record line: `(line number, events per seat)`
+/// (a line that told nothing may have no per-seat entries at all: use [`told_to`]).
+pub(super) fn told_by_line(replay: &Replay) -> Vec<(usize, Vec<Vec<SeatEvent>>)> {
+    let mut game = record::start_game(&replay.header).expect("verified record");
+    replay
+        .lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| record::step(game.as_mut(), line).map(|p| (i + 2, p.seat_events)))
+        .collect()
+}
+
+/// What `seat` was told by one line.
+pub(super) fn told_to(told: &[Vec<SeatEvent>], seat: Seat) -> &[SeatEvent] {
+    told.get(seat.index()).map_or(&[], Vec::as_slice)
+}
+
+/// Builds the message for `seat` covering what it was told after record line `since`.
+pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, PbmError> {
+    let salt = open.salt()?;
+    let chain = &open.chain;
+    let last = chain.len();
+    let game = open.replay.game.as_ref();
+    let names = open.names();
+    let h = &open.replay.header;
+    let mut t = String::new();
+    let _ = writeln!(t, "{BEGIN} {seat} ({}) ===", names[seat.index()]);
+    let _ = writeln!(t, "game: {} {}", h.game, h.options);
+    let _ = writeln!(t, "you: seat {seat}, {}", game.seat_label(seat));
+    // R-S1: the chain hash covers hidden facts, so seats get it salted.
+    let _ = writeln!(
+        t,
+        "record: line {last}, hash {}",
+        salted_digest(salt, "chain", &chain[last - 1])
+    );
+    for line in &open.replay.lines {
+        if let Line::Commit(c) = line {
+            let _ = writeln!(t, "commitment: {}", c.commitment);
+        }
+    }
+    let _ = writeln!(t, "since line {since}:");
+    for (line_no, told) in told_by_line(&open.replay) {
+        if line_no > since {
+            for e in told_to(&told, seat) {
+                let _ = writeln!(t, "  event {}", e.text());
+            }
+        }
+    }
+    let _ = writeln!(t, "view: {}", game.view(seat).text());
+    for l in game.diagram(Some(seat)).lines() {
+        let _ = writeln!(t, "  | {l}");
+    }
+    match (game.outcome(), game.turn()) {
+        (Some(o), _) => {
+            let _ = writeln!(t, "result: {}", o.protocol_text());
+            if let Some(s) = &open.replay.revealed {
+                let _ = writeln!(t, "salt: {s}");
+            }
+        }
+        (None, Turn::Act { seat: to, kind }) if to == seat => {
+            let _ = writeln!(t, "your turn: {kind}");
+            let _ = writeln!(t, "legal: {}", short_legal(&game.legal_actions()));
+        }
+        (None, Turn::Act { seat: to, kind }) => {
+            let _ = writeln!(t, "waiting for: seat {to} ({}) to {kind}", names[to.index()]);
+        }
+        (None, Turn::Over) => {}
+    }
+    let _ = writeln!(t, "{END}");
+    Ok(Message { seat, text: t })
+}
+
+/// The legal actions, grouped by their first four characters (a from-square pair or
+/// a placement type) when there are many, so a person can read them.
+fn short_legal(legal: &[String]) -> String {
+    if legal.len() <= 40 {
+        return legal.join(" ");
+    }
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for a in legal {
+        let (head, tail) = match a.find(['-', '@']) {
+            Some(i) if i > 0 => (a[..i].to_string(), a[i..].to_string()),
+            _ if a.len() > 2 && a.is_char_boundary(2) => (a[..2].to_string(), a[2..].to_string()),
+            _ => (a.clone(), String::new()),
+        };
+        match groups.iter_mut().find(|(h, _)| *h == head) {
+            Some((_, v)) => v.push(tail),
+            None => groups.push((head, vec![tail])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(h, v)| format!("{h}[{}]", v.join(" ")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
