@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::message::{told_by_line, told_to, BEGIN, END};
 use super::{Open, PbmError};
-use crate::game::Seat;
+use crate::game::{Seat, SeatEvent};
 use crate::record::{self, salted_digest, Line, Replay};
 
 /// `seat`'s view after every record line (index: line number - 1, header first).
@@ -117,43 +117,92 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, A
             path.display()
         )))
     })?;
-    let chain = &open.chain;
     let messages = parse_transcript(transcript).map_err(|e| AuditError::Input(PbmError::Usage(e)))?;
-    let told = told_by_line(&open.replay);
-    let views = views_by_line(&open.replay, seat);
-    let commitment = open.replay.lines.iter().find_map(|l| match l {
-        Line::Commit(c) => Some(c.commitment.clone()),
-        _ => None,
-    });
-    let mut problems = Vec::new();
-    let mut covered = 1;
-    let mut events = 0;
+    let mut audit = Audit {
+        seat,
+        salt,
+        chain: &open.chain,
+        told: told_by_line(&open.replay),
+        views: views_by_line(&open.replay, seat),
+        commitment: open.replay.lines.iter().find_map(|l| match l {
+            Line::Commit(c) => Some(c.commitment.clone()),
+            _ => None,
+        }),
+        problems: Vec::new(),
+        covered: 1,
+        events: 0,
+    };
     let mut mine: Vec<&Parsed> = messages.iter().filter(|m| m.seat == seat.number()).collect();
     if mine.len() != messages.len() {
-        problems.push(format!(
+        audit.problems.push(format!(
             "{} messages are addressed to another seat",
             messages.len() - mine.len()
         ));
     }
     mine.sort_by_key(|m| (m.line, m.since));
     for m in &mine {
+        audit.check(m);
+    }
+    audit.check_untold_end();
+    // The record itself was verified when read: the commitment opens to the revealed
+    // data (the reveal line is checked), so a changed hidden type cannot pass.
+    if audit.problems.is_empty() {
+        Ok(AuditReport {
+            messages: mine.len(),
+            events: audit.events,
+        })
+    } else {
+        Err(AuditError::Problems(audit.problems))
+    }
+}
+
+/// An audit under way: what the record says the seat was to be told, and what the
+/// messages checked so far did tell.
+struct Audit<'a> {
+    /// The seat audited.
+    seat: Seat,
+    /// The revealed salt.
+    salt: String,
+    /// The chain hash after every record line.
+    chain: &'a [String],
+    /// What each line told each seat ([`told_by_line`]).
+    told: Vec<(usize, Vec<Vec<SeatEvent>>)>,
+    /// The seat's view after every line ([`views_by_line`]).
+    views: Vec<String>,
+    /// The record's commitment, if it has one.
+    commitment: Option<String>,
+    /// What disagrees, so far.
+    problems: Vec<String>,
+    /// The last record line a message covered.
+    covered: usize,
+    /// Events checked.
+    events: usize,
+}
+
+impl Audit<'_> {
+    /// Checks one message (in the order of the lines they cover): its hash, that none
+    /// is missing before it, its events, its view and its commitment.
+    fn check(&mut self, m: &Parsed) {
+        let seat = self.seat;
+        let problems = &mut self.problems;
         let at = format!("message up to line {}", m.line);
-        match chain.get(m.line.wrapping_sub(1)) {
-            Some(h) if salted_digest(&salt, "chain", h) == m.hash => {}
+        match self.chain.get(m.line.wrapping_sub(1)) {
+            Some(h) if salted_digest(&self.salt, "chain", h) == m.hash => {}
             Some(_) => problems.push(format!(
                 "{at}: its record hash is not the record's (the record was changed)"
             )),
             None => problems.push(format!("{at}: the record has no line {}", m.line)),
         }
-        if m.since > covered {
+        if m.since > self.covered {
             problems.push(format!(
                 "a message is missing: nothing told lines {}..{}",
-                covered + 1,
+                self.covered + 1,
                 m.since
             ));
         }
-        covered = covered.max(m.line);
-        let expected: Vec<String> = told
+        self.covered = self.covered.max(m.line);
+        let expected: Vec<String> = self
+            .told
             .iter()
             .filter(|(n, _)| *n > m.since && *n <= m.line)
             .flat_map(|(_, t)| told_to(t, seat).iter().map(|e| e.text().to_string()))
@@ -164,39 +213,36 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, A
                 m.events, expected
             ));
         }
-        events += m.events.len();
-        if let (Some(told_v), Some(real)) = (&m.view, views.get(m.line.wrapping_sub(1))) {
+        self.events += m.events.len();
+        if let (Some(told_v), Some(real)) = (&m.view, self.views.get(m.line.wrapping_sub(1))) {
             if told_v != real {
                 problems.push(format!(
                     "{at}: the view told is not the seat's view at that line: told {told_v:?}, rules {real:?}"
                 ));
             }
         }
-        if let (Some(told_c), Some(real)) = (&m.commitment, &commitment) {
+        if let (Some(told_c), Some(real)) = (&m.commitment, &self.commitment) {
             if told_c != real {
                 problems.push(format!("{at}: the commitment told differs from the record's"));
             }
         }
     }
-    if covered < chain.len() {
-        let last_told = told
-            .iter()
-            .filter(|(n, t)| *n > covered && !told_to(t, seat).is_empty())
-            .count();
-        if last_told > 0 {
-            problems.push(format!(
-                "a message is missing: lines after {covered} were never told"
-            ));
+
+    /// After the last message: lines that told the seat something must have been
+    /// covered by one.
+    fn check_untold_end(&mut self) {
+        let covered = self.covered;
+        if covered < self.chain.len() {
+            let last_told = self
+                .told
+                .iter()
+                .filter(|(n, t)| *n > covered && !told_to(t, self.seat).is_empty())
+                .count();
+            if last_told > 0 {
+                self.problems.push(format!(
+                    "a message is missing: lines after {covered} were never told"
+                ));
+            }
         }
-    }
-    // The record itself was verified when read: the commitment opens to the revealed
-    // data (the reveal line is checked), so a changed hidden type cannot pass.
-    if problems.is_empty() {
-        Ok(AuditReport {
-            messages: mine.len(),
-            events,
-        })
-    } else {
-        Err(AuditError::Problems(problems))
     }
 }
