@@ -8,8 +8,8 @@
 //! line publishes it, so every seat can check what it was told (`audit`).
 //!
 //! This file holds the commands (`new`, `status`, `view`, `play`, `resign`) and the
-//! update they share; [`store`] is how the record and its side files are locked,
-//! rewritten and salted on disk, [`message`] is what a seat is mailed, and [`audit`]
+//! update they share; `store` is how the record and its side files are locked,
+//! rewritten and salted on disk, `message` is what a seat is mailed, and `audit`
 //! checks a seat's messages against the finished record.
 
 use std::fmt::Write as _;

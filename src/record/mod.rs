@@ -8,10 +8,10 @@
 //! a time as play happens. Record hashes are never sent to agents.
 //!
 //! This file holds the line types, the format itself; the rooms beside it hold what
-//! is done with lines: [`chain`] hashes and seals them (and makes the salted digests
-//! of play by mail), [`writer`] appends them to a file, [`replay`](mod@replay) reads
-//! and re-checks a record, with [`fast_action`] (action lines without serde) and
-//! [`timing`] (think times and clocks) as its helpers.
+//! is done with lines: `chain` hashes and seals them (and makes the salted digests
+//! of play by mail), `writer` appends them to a file, `replay` reads
+//! and re-checks a record, with `fast_action` (action lines without serde) and
+//! `timing` (think times and clocks) as its helpers.
 
 use serde::{Deserialize, Serialize};
 

@@ -5,10 +5,10 @@
 //! interrupted tournament resumes without replaying finished games, and the shards of
 //! a tournament run on several machines merge into exactly what one run gives.
 //!
-//! The rooms: [`definition`] is what a tournament is (stored as `tournament.json`),
-//! [`run`](mod@run) plays its games concurrently, [`results`] reads each game's
+//! The rooms: `definition` is what a tournament is (stored as `tournament.json`),
+//! `run` plays its games concurrently, `results` reads each game's
 //! record back, checked against the schedule, and loads and merges directories, and
-//! [`summary`] turns the results into the table; [`entrants`], [`schedule`] and
+//! `summary` turns the results into the table; [`entrants`], [`schedule`] and
 //! [`stats`] are the bots, the pairings and the statistics they use.
 
 mod definition;

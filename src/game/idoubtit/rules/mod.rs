@@ -3,9 +3,9 @@
 //! (R-D6a), and the generators of both kinds of action.
 //!
 //! This file holds the position and its plain accessors; the rulings are in one room
-//! each, named by their ids: [`well_formed`] is R-D4 (what a seat may submit, from
-//! public facts), [`correct`] is R-D5 (what the true types allow, the generator of
-//! correct actions and perft), [`declared`] is R-D6a (an action taking effect as
+//! each, named by their ids: `well_formed` is R-D4 (what a seat may submit, from
+//! public facts), `correct` is R-D5 (what the true types allow, the generator of
+//! correct actions and perft), `declared` is R-D6a (an action taking effect as
 //! declared, whatever the truth, and the placements of R-D3). Doubts (R-D6) and king
 //! captures (R-D7) are played out in `state.rs`, on top of these.
 
