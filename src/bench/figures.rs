@@ -97,6 +97,18 @@ impl Figures {
                 &self.cpu_model
             }
         );
+        self.round_trips(&mut t);
+        t.push('\n');
+        self.per_action(&mut t);
+        self.per_game(&mut t);
+        self.memory_and_sandbox(&mut t);
+        // Centred headings leave trailing blanks; the table is pasted into documents.
+        t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
+    }
+
+    /// The round trips per placement: the floor, the referee's agent I/O, the I/O
+    /// path, and their CPU times.
+    fn round_trips(&self, t: &mut String) {
         let head: String = self
             .timings
             .iter()
@@ -122,7 +134,11 @@ impl Figures {
         t.push_str(&row("  its CPU µs on the referee's side, I/O path", &|p| {
             p.io_path_cpu_us
         }));
-        t.push('\n');
+    }
+
+    /// The cost per action of each game with instant agents, per placement, and its
+    /// ratios to the floor and to the I/O path.
+    fn per_action(&self, t: &mut String) {
         t.push_str(&format!("{:<22} {:>7}", "per action", "actions"));
         for p in &self.timings {
             t.push_str(&format!(" | {:^30}", p.placement.label()));
@@ -151,6 +167,11 @@ impl Figures {
         t.push_str(
             "×pipe: the median over replays of µs per action over the floor batch just before each\n\n",
         );
+    }
+
+    /// What does not depend on placement: allocations, legal-action generation and
+    /// `verify` throughput per game.
+    fn per_game(&self, t: &mut String) {
         t.push_str(&format!(
             "{:<22} {:>13} {:>16} {:>18}\n",
             "game", "allocs/action", "legal µs/position", "verify actions/s"
@@ -164,6 +185,10 @@ impl Figures {
                 g.game, allocs, g.legal_us_per_position, g.verify_actions_per_s
             ));
         }
+    }
+
+    /// The memory per concurrent match and the sandbox's costs.
+    fn memory_and_sandbox(&self, t: &mut String) {
         t.push_str(&format!(
             "\nmemory per concurrent match (2-player Telka, referee only): {:.1} KiB\n",
             self.kib_per_concurrent_game
@@ -188,7 +213,5 @@ impl Figures {
             }
             None => t.push_str("\nthe sandbox: not available here, not measured\n"),
         }
-        // Centred headings leave trailing blanks; the table is pasted into documents.
-        t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
     }
 }

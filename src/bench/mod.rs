@@ -303,8 +303,64 @@ pub fn run(exe: &str, quick: bool, only: &[GameId]) -> std::io::Result<Figures> 
 
 /// [`run`] in `dir`.
 fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::Result<Figures> {
-    let trips = work.trips;
     // The games first, by random agents; the timed runs replay them.
+    let recorded = record_games(exe, dir, work, only)?;
+    // Pairs of a floor batch and a replay per game and placement: enough for a
+    // median that one slow moment of the machine does not move.
+    let cpus = Cpus::detect();
+    let mut timings = Vec::new();
+    let mut allocations = vec![None; recorded.len()];
+    let measured = (|| -> std::io::Result<()> {
+        for placement in Cpus::placements(cpus.as_ref()) {
+            let pin = Pin::new(cpus.as_ref(), placement);
+            timings.push(time_placement(
+                exe,
+                dir,
+                work,
+                pin,
+                placement,
+                &recorded,
+                &mut allocations,
+            )?);
+        }
+        Ok(())
+    })();
+    let mut games = Vec::new();
+    let verified = measured.and_then(|()| {
+        // "On one core": verify runs pinned where it can be.
+        Pin::new(cpus.as_ref(), Placement::OneCpu).for_referee()?;
+        games = game_figures(&recorded, &allocations, work)?;
+        Ok(())
+    });
+    if let Some(c) = &cpus {
+        c.restore();
+    }
+    verified?;
+    Ok(Figures {
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_model: cpu_model(),
+        timings,
+        games,
+        kib_per_concurrent_game: memory_per_game(exe, dir, work)?,
+        sandbox: match recorded.iter().find(|r| r.0 == GameId::Telka) {
+            Some((_, _, options, records)) => match records.first() {
+                Some(record) => {
+                    sandbox::measure(exe, dir, record, options, work.sandbox_runs, work.sandbox_runs)?
+                }
+                None => None,
+            },
+            None => None,
+        },
+    })
+}
+
+/// A configuration's recorded games: the game, its options as given and in force,
+/// and the records.
+type Recorded = (GameId, String, Options, Vec<PathBuf>);
+
+/// Plays the configurations of the games in `only` (every game when it is empty) with
+/// random agents, each until enough actions are recorded.
+fn record_games(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::Result<Vec<Recorded>> {
     let mut recorded = Vec::new();
     let chosen = configurations()
         .into_iter()
@@ -330,88 +386,79 @@ fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::R
         }
         recorded.push((game, label, options, records));
     }
-    // Pairs of a floor batch and a replay per game and placement: enough for a
-    // median that one slow moment of the machine does not move.
-    let cpus = Cpus::detect();
-    let mut timings = Vec::new();
-    let mut allocations = vec![None; recorded.len()];
-    let measured = (|| -> std::io::Result<()> {
-        for placement in Cpus::placements(cpus.as_ref()) {
-            let pin = Pin::new(cpus.as_ref(), placement);
-            let mut cat = Cat::start(pin)?;
-            let floors = (0..BATCHES)
-                .map(|_| cat.batch(trips / BATCHES))
-                .collect::<std::io::Result<Vec<_>>>()?;
-            let pipe = median_by(&floors, |b| b.wall).expect("BATCHES > 0");
-            let io_path = io_path_round_trip(trips, dir, pin, true)?;
-            let agent_io = io_path_round_trip(trips, dir, pin, false)?;
-            let mut games = Vec::new();
-            for (k, (game, label, options, records)) in recorded.iter().enumerate() {
-                let p = replay_paired(exe, dir, records, *game, options, pin, &mut cat, work.min_pairs)?;
-                let r = &p.sum;
-                let per = |d: Duration| d.as_secs_f64() * 1e6 / r.actions.max(1) as f64;
-                allocations[k] = allocations[k].or(r.allocations.map(|n| n as f64 / r.actions.max(1) as f64));
-                let us = median_by(&p.pairs, |p| p[0]).map_or(0.0, |p| p[0]);
-                games.push(GameTiming {
-                    game: format!("{game} {label}"),
-                    actions: r.actions,
-                    us_per_action: us,
-                    referee_cpu_us_per_action: per(r.cpu),
-                    floor_us: median_by(&p.pairs, |p| p[1]).map_or(0.0, |p| p[1]),
-                    ratio_to_pipe: median_by(&p.pairs, |p| p[0] / p[1]).map_or(0.0, |p| p[0] / p[1]),
-                    ratio_to_io_path: us / io_path.wall,
-                    pairs: p.pairs,
-                });
-            }
-            timings.push(Timing {
-                placement,
-                pipe_round_trip_us: pipe.wall,
-                pipe_cpu_us: pipe.cpu,
-                io_path_round_trip_us: io_path.wall,
-                io_path_cpu_us: io_path.cpu,
-                agent_io_round_trip_us: agent_io.wall,
-                games,
-            });
-        }
-        Ok(())
-    })();
+    Ok(recorded)
+}
+
+/// The round trips and every game's per-action costs under one placement; the
+/// allocations per action of each game go to `allocations` (the first placement
+/// that counts them).
+fn time_placement(
+    exe: &str,
+    dir: &Path,
+    work: Workload,
+    pin: Pin<'_>,
+    placement: Placement,
+    recorded: &[Recorded],
+    allocations: &mut [Option<f64>],
+) -> std::io::Result<Timing> {
+    let trips = work.trips;
+    let mut cat = Cat::start(pin)?;
+    let floors = (0..BATCHES)
+        .map(|_| cat.batch(trips / BATCHES))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    let pipe = median_by(&floors, |b| b.wall).expect("BATCHES > 0");
+    let io_path = io_path_round_trip(trips, dir, pin, true)?;
+    let agent_io = io_path_round_trip(trips, dir, pin, false)?;
     let mut games = Vec::new();
-    let verified = measured.and_then(|()| {
-        // "On one core": verify runs pinned where it can be.
-        Pin::new(cpus.as_ref(), Placement::OneCpu).for_referee()?;
-        for ((game, label, options, records), allocations) in recorded.iter().zip(&allocations) {
-            games.push(GameFigures {
-                game: format!("{game} {label}"),
-                allocations_per_action: *allocations,
-                // The same positions each time (a fixed seed): the best pass.
-                legal_us_per_position: (0..work.legal_passes)
-                    .map(|_| legal_generation(*game, options, work.legal_positions))
-                    .fold(f64::INFINITY, f64::min),
-                verify_actions_per_s: verify_throughput(records, work.verify_pass)?,
-            });
-        }
-        Ok(())
-    });
-    if let Some(c) = &cpus {
-        c.restore();
+    for (k, (game, label, options, records)) in recorded.iter().enumerate() {
+        let p = replay_paired(exe, dir, records, *game, options, pin, &mut cat, work.min_pairs)?;
+        let r = &p.sum;
+        let per = |d: Duration| d.as_secs_f64() * 1e6 / r.actions.max(1) as f64;
+        allocations[k] = allocations[k].or(r.allocations.map(|n| n as f64 / r.actions.max(1) as f64));
+        let us = median_by(&p.pairs, |p| p[0]).map_or(0.0, |p| p[0]);
+        games.push(GameTiming {
+            game: format!("{game} {label}"),
+            actions: r.actions,
+            us_per_action: us,
+            referee_cpu_us_per_action: per(r.cpu),
+            floor_us: median_by(&p.pairs, |p| p[1]).map_or(0.0, |p| p[1]),
+            ratio_to_pipe: median_by(&p.pairs, |p| p[0] / p[1]).map_or(0.0, |p| p[0] / p[1]),
+            ratio_to_io_path: us / io_path.wall,
+            pairs: p.pairs,
+        });
     }
-    verified?;
-    Ok(Figures {
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        cpu_model: cpu_model(),
-        timings,
+    Ok(Timing {
+        placement,
+        pipe_round_trip_us: pipe.wall,
+        pipe_cpu_us: pipe.cpu,
+        io_path_round_trip_us: io_path.wall,
+        io_path_cpu_us: io_path.cpu,
+        agent_io_round_trip_us: agent_io.wall,
         games,
-        kib_per_concurrent_game: memory_per_game(exe, dir, work)?,
-        sandbox: match recorded.iter().find(|r| r.0 == GameId::Telka) {
-            Some((_, _, options, records)) => match records.first() {
-                Some(record) => {
-                    sandbox::measure(exe, dir, record, options, work.sandbox_runs, work.sandbox_runs)?
-                }
-                None => None,
-            },
-            None => None,
-        },
     })
+}
+
+/// What does not depend on placement, per configuration: the `allocations` counted
+/// while timing, legal-action generation and `verify` throughput (on the CPU this
+/// thread is pinned to).
+fn game_figures(
+    recorded: &[Recorded],
+    allocations: &[Option<f64>],
+    work: Workload,
+) -> std::io::Result<Vec<GameFigures>> {
+    let mut games = Vec::new();
+    for ((game, label, options, records), allocations) in recorded.iter().zip(allocations) {
+        games.push(GameFigures {
+            game: format!("{game} {label}"),
+            allocations_per_action: *allocations,
+            // The same positions each time (a fixed seed): the best pass.
+            legal_us_per_position: (0..work.legal_passes)
+                .map(|_| legal_generation(*game, options, work.legal_positions))
+                .fold(f64::INFINITY, f64::min),
+            verify_actions_per_s: verify_throughput(records, work.verify_pass)?,
+        });
+    }
+    Ok(games)
 }
 
 /// Resident set size of this process, KiB (0 where unknown).
