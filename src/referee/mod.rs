@@ -1,18 +1,24 @@
 //! The match loop: start the agents, ask the seat to act for an action, check it
 //! against the rules, record it, tell every seat what it saw, until the game ends.
+//!
+//! What a match is given, and where each agent is placed, is in `config`; one
+//! agent's side of the protocol is its [`session`].
 
+mod config;
 pub mod session;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentSpec, Hidden, Idle, Isolation, Sandbox, WATCH_MAX};
+use crate::agent::{AgentError, Idle, WATCH_MAX};
 use crate::clock::{SeatClock, TimeControl};
-use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
+use crate::game::{ForfeitKind, Game, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
 use crate::record::{
     self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry,
 };
+use config::place_agent;
+pub use config::{default_record_path, AgentCwd, MatchConfig, SeatAgent};
 use session::{Failure, Session};
 
 /// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).
@@ -50,162 +56,6 @@ enum Origin {
     Forced,
     /// The referee, as part of a random opening.
     Opening,
-}
-
-/// One seat's agent and the options it is given with `setoption`.
-#[derive(Clone, Debug)]
-pub struct SeatAgent {
-    /// How to start it.
-    pub spec: AgentSpec,
-    /// `setoption` pairs sent after the handshake.
-    pub options: Vec<(String, String)>,
-}
-
-/// Everything one match needs.
-#[derive(Clone, Debug)]
-pub struct MatchConfig {
-    /// The game.
-    pub game: GameId,
-    /// Its options.
-    pub options: Options,
-    /// A state to start from instead of the start position.
-    pub state: Option<String>,
-    /// One agent per seat, in seat order.
-    pub agents: Vec<SeatAgent>,
-    /// The time control.
-    pub control: TimeControl,
-    /// Extra time granted past the clock before the flag falls.
-    pub margin: Duration,
-    /// Time for the handshake and for `readyok` after `newgame`.
-    pub startup: Duration,
-    /// Time an agent has to exit after `quit`.
-    pub quit_grace: Duration,
-    /// The seed recorded in the header.
-    pub seed: u64,
-    /// Where the record goes (a new file).
-    pub record: PathBuf,
-    /// A directory for per-seat transcripts and stderr logs.
-    pub log_dir: Option<PathBuf>,
-    /// Continue the unfinished game in `record` instead of starting one.
-    pub resume: bool,
-    /// When record lines are forced to disk.
-    pub durability: Durability,
-    /// Where agents start.
-    pub agent_cwd: AgentCwd,
-    /// Actions the referee plays before the agents take over (a random opening).
-    pub opening: Vec<String>,
-    /// How agents are isolated.
-    pub isolation: Isolation,
-    /// Whether sandboxed agents keep the network.
-    pub network: bool,
-    /// Directories agents must not see besides the record's and the log directory
-    /// (a tournament's output).
-    pub hidden: Vec<PathBuf>,
-}
-
-/// The working directory agents start in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AgentCwd {
-    /// A fresh directory per agent (in a sandbox a private tmpfs, otherwise a
-    /// temporary directory removed afterwards); arguments naming existing relative
-    /// paths are made absolute first, so `python3 bot.py` still finds `bot.py`.
-    Private,
-    /// The referee's own working directory.
-    Inherit,
-    /// This directory, for every agent.
-    Dir(PathBuf),
-}
-
-/// Makes every argument of `command` that names an existing path relative to the
-/// referee's working directory absolute (the program itself only if it contains a
-/// `/`, so that `python3` is still looked up in `PATH`).
-fn absolutize(command: &str) -> String {
-    let (Ok(words), Ok(here)) = (shell_words::split(command), std::env::current_dir()) else {
-        return command.to_string();
-    };
-    let words: Vec<String> = words
-        .into_iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let p = Path::new(&w);
-            let candidate = !p.is_absolute() && (i > 0 || w.contains('/')) && p.exists();
-            if candidate {
-                here.join(p).to_string_lossy().into_owned()
-            } else {
-                w
-            }
-        })
-        .collect();
-    shell_words::join(words)
-}
-
-/// Prepares where seat `seat`'s agent runs: its sandbox, if agents are isolated, and
-/// its working directory. Returns a temporary directory to remove after the match,
-/// if one was made.
-fn place_agent(spec: &mut AgentSpec, config: &MatchConfig, seat: Seat) -> std::io::Result<Option<PathBuf>> {
-    // An agent that names its own directory (a tournament entrant's `dir=`) keeps it.
-    let agent_cwd = match spec.working_dir.take() {
-        Some(dir) => AgentCwd::Dir(dir),
-        None => config.agent_cwd.clone(),
-    };
-    if let Isolation::Sandboxed(bubblewrap) = &config.isolation {
-        // Relative paths are made absolute so that the sandbox can show them.
-        spec.command = absolutize(&spec.command);
-        let cwd = match &agent_cwd {
-            AgentCwd::Private => None,
-            AgentCwd::Inherit => Some(std::env::current_dir()?),
-            AgentCwd::Dir(dir) => Some(dir.clone()),
-        };
-        spec.sandbox = Some(Sandbox::new(
-            bubblewrap.clone(),
-            hidden_for(config)?,
-            config.network,
-            cwd,
-        ));
-        return Ok(None);
-    }
-    match &agent_cwd {
-        AgentCwd::Inherit => Ok(None),
-        AgentCwd::Dir(dir) => {
-            spec.working_dir = Some(dir.clone());
-            Ok(None)
-        }
-        AgentCwd::Private => {
-            // Never under the log directory: the transcripts there are every seat's.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
-            let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
-            let dir = std::env::temp_dir().join(name);
-            std::fs::create_dir_all(&dir)?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-            }
-            spec.command = absolutize(&spec.command);
-            spec.working_dir = Some(dir.clone());
-            Ok(Some(dir))
-        }
-    }
-}
-
-/// What no agent of this match may see: the record (with the files beside it that
-/// belong to it), the log directory, and the configuration's others. Directories
-/// are made now if missing, so that the sandbox can cover them before anything is
-/// written there.
-fn hidden_for(config: &MatchConfig) -> std::io::Result<Hidden> {
-    let mut dirs: Vec<PathBuf> = config.log_dir.iter().cloned().collect();
-    dirs.extend(config.hidden.iter().cloned());
-    let record_dir = config.record.parent().filter(|d| !d.as_os_str().is_empty());
-    for dir in dirs.iter().map(PathBuf::as_path).chain(record_dir) {
-        std::fs::create_dir_all(dir)?;
-    }
-    Ok(Hidden {
-        dirs,
-        records: vec![config.record.clone()],
-    })
 }
 
 /// What a match reports as it goes.
@@ -720,13 +570,4 @@ impl Table<'_> {
             }
         }
     }
-}
-
-/// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.
-pub fn default_record_path(game: GameId, seed: u64) -> PathBuf {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    Path::new("records").join(format!("{game}-{secs}-{seed}.jsonl"))
 }
