@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::agent::{AgentError, Idle, WATCH_MAX};
 use crate::clock::{SeatClock, TimeControl};
-use crate::game::{ForfeitKind, Game, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
+use crate::game::{ActionKind, ForfeitKind, Game, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
 use crate::record::{
     self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry,
 };
@@ -304,7 +304,28 @@ fn start_and_play(
 }
 
 impl Table<'_> {
+    /// Plays the match on its agents, step by step: the handshake, the header, the
+    /// new game, the opening, the catch-up of a resumed game, the turns, the finish.
+    /// Returns the seats as the header records them.
     fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
+        let failures = self.handshake();
+        let seats = self.header()?;
+        for (seat, failure) in failures {
+            self.forfeit(seat, failure, None, progress)?;
+        }
+        self.new_game(progress)?;
+        if self.resumed.is_none() {
+            self.opening(progress)?;
+        }
+        let mut clocks = self.catch_up();
+        self.turns(&mut clocks, progress)?;
+        self.finish()?;
+        Ok(seats)
+    }
+
+    /// The handshake with every agent, up to its `readyok`; returns the seats that
+    /// failed it, whose forfeits are recorded once there is a header.
+    fn handshake(&mut self) -> Vec<(Seat, Failure)> {
         let config = self.config;
         // Every step of the handshake goes to all agents before any is waited for,
         // so they start up in parallel and each has the whole startup time.
@@ -315,6 +336,14 @@ impl Table<'_> {
         self.each_agent(&mut failures, |s, i| s.send_options(&config.agents[i].options));
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
+        failures
+    }
+
+    /// Writes the header of a new record, with the names the agents gave, and forces
+    /// it to disk unless told never to; a resumed record has its header already.
+    /// Returns the seats of the header.
+    fn header(&mut self) -> std::io::Result<Vec<SeatEntry>> {
+        let config = self.config;
         let seats: Vec<SeatEntry> = match &self.resumed {
             Some(replay) => replay.header.seats.clone(),
             None => {
@@ -338,9 +367,12 @@ impl Table<'_> {
         if self.resumed.is_none() && config.durability != Durability::Never {
             self.record.as_mut().expect("the header is written").sync()?;
         }
-        for (seat, failure) in failures {
-            self.forfeit(seat, failure, None, progress)?;
-        }
+        Ok(seats)
+    }
+
+    /// `newgame` to every agent and its `readyok`; a seat that fails it forfeits.
+    fn new_game(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<()> {
+        let config = self.config;
         let options = self.game.options();
         let seat_count = self.game.seat_count();
         let mut failures = Vec::new();
@@ -352,18 +384,30 @@ impl Table<'_> {
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
-        if self.resumed.is_none() {
-            for action in &config.opening {
-                let Turn::Act { seat, .. } = self.game.turn() else {
-                    break;
-                };
-                let played = self.game.play(seat, action).map_err(|r| {
-                    std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("opening: {r}"))
-                })?;
-                self.accept(seat, action.clone(), played, Origin::Opening, None, progress)?;
-            }
+        Ok(())
+    }
+
+    /// The referee's random opening, as long as the game takes it.
+    fn opening(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<()> {
+        for action in &self.config.opening {
+            let Turn::Act { seat, .. } = self.game.turn() else {
+                break;
+            };
+            let played = self.game.play(seat, action).map_err(|r| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("opening: {r}"))
+            })?;
+            self.accept(seat, action.clone(), played, Origin::Opening, None, progress)?;
         }
-        let mut clocks: Vec<SeatClock> = (0..seat_count).map(|_| SeatClock::new(config.control)).collect();
+        Ok(())
+    }
+
+    /// The seats' clocks, fresh or, for a resumed game, where the record left them;
+    /// the agents of a resumed game are told what their seats saw so far.
+    fn catch_up(&mut self) -> Vec<SeatClock> {
+        let control = self.config.control;
+        let mut clocks: Vec<SeatClock> = (0..self.game.seat_count())
+            .map(|_| SeatClock::new(control))
+            .collect();
         if let Some(replay) = &self.resumed {
             // A resumed agent is told everything its seat saw so far, and each clock
             // continues from what the record shows.
@@ -380,61 +424,84 @@ impl Table<'_> {
                 clocks.clone_from(recorded);
             }
         }
+        clocks
+    }
+
+    /// The turns until the game is over: a forced action is played by the referee,
+    /// any other is asked of the seat's agent.
+    fn turns(
+        &mut self,
+        clocks: &mut [SeatClock],
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> std::io::Result<()> {
         while let Turn::Act { seat, kind } = self.game.turn() {
             if let Some(action) = self.game.forced_action() {
                 let played = self.game.play(seat, &action).expect("a forced action is legal");
                 self.accept(seat, action, played, Origin::Forced, None, progress)?;
                 continue;
             }
-            let view = self.game.view(seat);
-            let clock = &mut clocks[seat.index()];
-            // The other agents are watched while this one thinks, so what they print
-            // unasked is read without a system call of its own (protocol.md §1.5).
-            let (before, rest) = self.sessions.split_at_mut(seat.index());
-            let (slot, after) = rest.split_first_mut().expect("the seat is in range");
-            let session = slot.as_mut().expect("a seat to act has a live agent");
-            let mut idle: [Option<Idle<'_>>; WATCH_MAX] = std::array::from_fn(|_| None);
-            debug_assert!(
-                before.len() + after.len() <= WATCH_MAX,
-                "every other agent is watched"
-            );
-            let others = before.iter_mut().chain(after).flatten();
-            for (lent, other) in idle.iter_mut().zip(others) {
-                *lent = Some(other.idle());
-            }
-            let limit = clock.budget() + config.margin;
-            let answer = session.decide(&view, kind, clock.go(), limit, &mut idle);
-            let (action, used) = match answer {
-                Ok(answer) => answer,
-                Err(failure) => {
-                    self.forfeit(seat, failure, None, progress)?;
-                    continue;
-                }
+            self.agent_turn(seat, kind, &mut clocks[seat.index()], progress)?;
+        }
+        Ok(())
+    }
+
+    /// Asks `seat`'s agent for an action of `kind` on its `clock`, and accepts it or
+    /// records the forfeit (an error of the agent, its time, or an illegal action).
+    fn agent_turn(
+        &mut self,
+        seat: Seat,
+        kind: ActionKind,
+        clock: &mut SeatClock,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> std::io::Result<()> {
+        let config = self.config;
+        let view = self.game.view(seat);
+        // The other agents are watched while this one thinks, so what they print
+        // unasked is read without a system call of its own (protocol.md §1.5).
+        let (before, rest) = self.sessions.split_at_mut(seat.index());
+        let (slot, after) = rest.split_first_mut().expect("the seat is in range");
+        let session = slot.as_mut().expect("a seat to act has a live agent");
+        let mut idle: [Option<Idle<'_>>; WATCH_MAX] = std::array::from_fn(|_| None);
+        debug_assert!(
+            before.len() + after.len() <= WATCH_MAX,
+            "every other agent is watched"
+        );
+        let others = before.iter_mut().chain(after).flatten();
+        for (lent, other) in idle.iter_mut().zip(others) {
+            *lent = Some(other.idle());
+        }
+        let limit = clock.budget() + config.margin;
+        let answer = session.decide(&view, kind, clock.go(), limit, &mut idle);
+        let (action, used) = match answer {
+            Ok(answer) => answer,
+            Err(failure) => return self.forfeit(seat, failure, None, progress),
+        };
+        if !clock.charge(used, config.margin) {
+            let failure = Failure {
+                kind: ForfeitKind::Timeout,
+                detail: format!(
+                    "took {} ms with {} ms on the clock",
+                    used.as_millis(),
+                    clock.budget().as_millis()
+                ),
             };
-            if !clock.charge(used, config.margin) {
+            return self.forfeit(seat, failure, None, progress);
+        }
+        let timing = (used, clock.left().as_millis() as u64);
+        match self.game.play(seat, &action) {
+            Ok(played) => self.accept(seat, action, played, Origin::Agent, Some(timing), progress),
+            Err(rejection) => {
                 let failure = Failure {
-                    kind: ForfeitKind::Timeout,
-                    detail: format!(
-                        "took {} ms with {} ms on the clock",
-                        used.as_millis(),
-                        clock.budget().as_millis()
-                    ),
+                    kind: ForfeitKind::Illegal,
+                    detail: rejection.to_string(),
                 };
-                self.forfeit(seat, failure, None, progress)?;
-                continue;
-            }
-            let timing = (used, clock.left().as_millis() as u64);
-            match self.game.play(seat, &action) {
-                Ok(played) => self.accept(seat, action, played, Origin::Agent, Some(timing), progress)?,
-                Err(rejection) => {
-                    let failure = Failure {
-                        kind: ForfeitKind::Illegal,
-                        detail: rejection.to_string(),
-                    };
-                    self.forfeit(seat, failure, Some(action), progress)?;
-                }
+                self.forfeit(seat, failure, Some(action), progress)
             }
         }
+    }
+
+    /// Records the result and sends every agent still there `gameover` and `quit`.
+    fn finish(&mut self) -> std::io::Result<()> {
         let outcome = self.game.outcome().expect("the game is over");
         stop_if_interrupted()?;
         self.write(&Line::Result(ResultLine {
@@ -444,9 +511,9 @@ impl Table<'_> {
             state: self.game.state(),
         }))?;
         for s in self.sessions.iter_mut().flatten() {
-            s.finish(&outcome, config.quit_grace);
+            s.finish(&outcome, self.config.quit_grace);
         }
-        Ok(seats)
+        Ok(())
     }
 
     /// Appends a record line, forcing it to disk when the durability policy says so.
