@@ -1,25 +1,25 @@
 //! The match loop: start the agents, ask the seat to act for an action, check it
 //! against the rules, record it, tell every seat what it saw, until the game ends.
 //!
-//! What a match is given, and where each agent is placed, is in `config`; one
-//! agent's side of the protocol is its [`session`].
-
+//! This file starts a match, its agents and its record, and says how it ended; the
+//! loop itself runs in `table`. What a match is given, and where each agent is
+//! placed, is in `config`; one agent's side of the protocol is its [`session`].
 mod config;
 pub mod session;
+mod table;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::agent::{AgentError, Idle, WATCH_MAX};
-use crate::clock::{SeatClock, TimeControl};
-use crate::game::{ActionKind, ForfeitKind, Game, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
-use crate::record::{
-    self, ActionLine, Durability, ForfeitLine, Header, Line, RecordWriter, ResultLine, SeatEntry,
-};
+use crate::agent::AgentError;
+use crate::clock::TimeControl;
+use crate::game::{Game, Outcome, Seat, SetupError};
+use crate::record::{self, Line, RecordWriter, SeatEntry};
 use config::place_agent;
 pub use config::{default_record_path, AgentCwd, MatchConfig, SeatAgent};
 use session::{Failure, Session};
+use table::Table;
 
 /// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -34,28 +34,6 @@ pub fn interrupt() {
 /// Whether [`interrupt`] has been called.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
-}
-
-/// The I/O error the loop stops with once interrupted.
-fn stop_if_interrupted() -> std::io::Result<()> {
-    if interrupted() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::Interrupted,
-            "interrupted",
-        ));
-    }
-    Ok(())
-}
-
-/// Who made an accepted action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Origin {
-    /// The seat's agent.
-    Agent,
-    /// The referee, because it was the only action (a forced pass).
-    Forced,
-    /// The referee, as part of a random opening.
-    Opening,
 }
 
 /// What a match reports as it goes.
@@ -141,20 +119,6 @@ pub enum MatchError {
         /// The I/O error.
         source: std::io::Error,
     },
-}
-
-/// The match in progress: the only place where the game and the agents meet.
-struct Table<'c> {
-    config: &'c MatchConfig,
-    game: Box<dyn Game>,
-    sessions: Vec<Option<Session>>,
-    /// `None` until the header is written: the file is created with its first line,
-    /// so a referee killed during the handshakes leaves no empty record behind.
-    record: Option<RecordWriter<std::fs::File>>,
-    /// The record read back when resuming an interrupted game.
-    resumed: Option<record::Replay>,
-    /// Each seat's label, which never changes during a game.
-    labels: Vec<String>,
 }
 
 /// Plays one match to its end and returns the result; the record is written as play
@@ -301,340 +265,4 @@ fn start_and_play(
         record: config.record.clone(),
         process_groups,
     })
-}
-
-impl Table<'_> {
-    /// Plays the match on its agents, step by step: the handshake, the header, the
-    /// new game, the opening, the catch-up of a resumed game, the turns, the finish.
-    /// Returns the seats as the header records them.
-    fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
-        let failures = self.handshake();
-        let seats = self.header()?;
-        for (seat, failure) in failures {
-            self.forfeit(seat, failure, None, progress)?;
-        }
-        self.new_game(progress)?;
-        if self.resumed.is_none() {
-            self.opening(progress)?;
-        }
-        let mut clocks = self.catch_up();
-        self.turns(&mut clocks, progress)?;
-        self.finish()?;
-        Ok(seats)
-    }
-
-    /// The handshake with every agent, up to its `readyok`; returns the seats that
-    /// failed it, whose forfeits are recorded once there is a header.
-    fn handshake(&mut self) -> Vec<(Seat, Failure)> {
-        let config = self.config;
-        // Every step of the handshake goes to all agents before any is waited for,
-        // so they start up in parallel and each has the whole startup time.
-        let mut failures: Vec<(Seat, Failure)> = Vec::new();
-        self.each_agent(&mut failures, |s, _| s.hello());
-        let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut failures, |s, _| s.await_protocolok(deadline));
-        self.each_agent(&mut failures, |s, i| s.send_options(&config.agents[i].options));
-        let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
-        failures
-    }
-
-    /// Writes the header of a new record, with the names the agents gave, and forces
-    /// it to disk unless told never to; a resumed record has its header already.
-    /// Returns the seats of the header.
-    fn header(&mut self) -> std::io::Result<Vec<SeatEntry>> {
-        let config = self.config;
-        let seats: Vec<SeatEntry> = match &self.resumed {
-            Some(replay) => replay.header.seats.clone(),
-            None => {
-                let mut header = Header::new(self.game.as_ref(), config.state.clone(), config.seed, |seat| {
-                    let command = config.agents[seat.index()].spec.command.clone();
-                    let name = self.sessions[seat.index()].as_ref().and_then(|s| s.name());
-                    (
-                        name.map_or_else(|| command.clone(), str::to_string),
-                        Some(command),
-                    )
-                });
-                header.time_control = Some(config.control.to_string());
-                header.sandbox = Some(config.isolation.describe());
-                let seats = header.seats.clone();
-                stop_if_interrupted()?;
-                self.write(&Line::Header(header))?;
-                seats
-            }
-        };
-        stop_if_interrupted()?;
-        if self.resumed.is_none() && config.durability != Durability::Never {
-            self.record.as_mut().expect("the header is written").sync()?;
-        }
-        Ok(seats)
-    }
-
-    /// `newgame` to every agent and its `readyok`; a seat that fails it forfeits.
-    fn new_game(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<()> {
-        let config = self.config;
-        let options = self.game.options();
-        let seat_count = self.game.seat_count();
-        let mut failures = Vec::new();
-        self.each_agent(&mut failures, |s, _| {
-            s.send_new_game(config.game, seat_count, &options)
-        });
-        let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
-        for (seat, failure) in failures {
-            self.forfeit(seat, failure, None, progress)?;
-        }
-        Ok(())
-    }
-
-    /// The referee's random opening, as long as the game takes it.
-    fn opening(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<()> {
-        for action in &self.config.opening {
-            let Turn::Act { seat, .. } = self.game.turn() else {
-                break;
-            };
-            let played = self.game.play(seat, action).map_err(|r| {
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("opening: {r}"))
-            })?;
-            self.accept(seat, action.clone(), played, Origin::Opening, None, progress)?;
-        }
-        Ok(())
-    }
-
-    /// The seats' clocks, fresh or, for a resumed game, where the record left them;
-    /// the agents of a resumed game are told what their seats saw so far.
-    fn catch_up(&mut self) -> Vec<SeatClock> {
-        let control = self.config.control;
-        let mut clocks: Vec<SeatClock> = (0..self.game.seat_count())
-            .map(|_| SeatClock::new(control))
-            .collect();
-        if let Some(replay) = &self.resumed {
-            // A resumed agent is told everything its seat saw so far, and each clock
-            // continues from what the record shows.
-            let told = record::seat_histories(replay);
-            for (slot, events) in self.sessions.iter_mut().zip(told) {
-                if let Some(s) = slot {
-                    s.observe(events);
-                }
-            }
-            // The replay charged every clock with the think times recorded, as this
-            // loop charges them, so each continues exactly where it stood. A record
-            // without a time control (a controller's) has no clocks to continue.
-            if let Some(recorded) = &replay.clocks {
-                clocks.clone_from(recorded);
-            }
-        }
-        clocks
-    }
-
-    /// The turns until the game is over: a forced action is played by the referee,
-    /// any other is asked of the seat's agent.
-    fn turns(
-        &mut self,
-        clocks: &mut [SeatClock],
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> std::io::Result<()> {
-        while let Turn::Act { seat, kind } = self.game.turn() {
-            if let Some(action) = self.game.forced_action() {
-                let played = self.game.play(seat, &action).expect("a forced action is legal");
-                self.accept(seat, action, played, Origin::Forced, None, progress)?;
-                continue;
-            }
-            self.agent_turn(seat, kind, &mut clocks[seat.index()], progress)?;
-        }
-        Ok(())
-    }
-
-    /// Asks `seat`'s agent for an action of `kind` on its `clock`, and accepts it or
-    /// records the forfeit (an error of the agent, its time, or an illegal action).
-    fn agent_turn(
-        &mut self,
-        seat: Seat,
-        kind: ActionKind,
-        clock: &mut SeatClock,
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> std::io::Result<()> {
-        let config = self.config;
-        let view = self.game.view(seat);
-        // The other agents are watched while this one thinks, so what they print
-        // unasked is read without a system call of its own (protocol.md §1.5).
-        let (before, rest) = self.sessions.split_at_mut(seat.index());
-        let (slot, after) = rest.split_first_mut().expect("the seat is in range");
-        let session = slot.as_mut().expect("a seat to act has a live agent");
-        let mut idle: [Option<Idle<'_>>; WATCH_MAX] = std::array::from_fn(|_| None);
-        debug_assert!(
-            before.len() + after.len() <= WATCH_MAX,
-            "every other agent is watched"
-        );
-        let others = before.iter_mut().chain(after).flatten();
-        for (lent, other) in idle.iter_mut().zip(others) {
-            *lent = Some(other.idle());
-        }
-        let limit = clock.budget() + config.margin;
-        let answer = session.decide(&view, kind, clock.go(), limit, &mut idle);
-        let (action, used) = match answer {
-            Ok(answer) => answer,
-            Err(failure) => return self.forfeit(seat, failure, None, progress),
-        };
-        if !clock.charge(used, config.margin) {
-            let failure = Failure {
-                kind: ForfeitKind::Timeout,
-                detail: format!(
-                    "took {} ms with {} ms on the clock",
-                    used.as_millis(),
-                    clock.budget().as_millis()
-                ),
-            };
-            return self.forfeit(seat, failure, None, progress);
-        }
-        let timing = (used, clock.left().as_millis() as u64);
-        match self.game.play(seat, &action) {
-            Ok(played) => self.accept(seat, action, played, Origin::Agent, Some(timing), progress),
-            Err(rejection) => {
-                let failure = Failure {
-                    kind: ForfeitKind::Illegal,
-                    detail: rejection.to_string(),
-                };
-                self.forfeit(seat, failure, Some(action), progress)
-            }
-        }
-    }
-
-    /// Records the result and sends every agent still there `gameover` and `quit`.
-    fn finish(&mut self) -> std::io::Result<()> {
-        let outcome = self.game.outcome().expect("the game is over");
-        stop_if_interrupted()?;
-        self.write(&Line::Result(ResultLine {
-            places: outcome.places.clone(),
-            reason: outcome.reason.to_string(),
-            plies: self.game.plies(),
-            state: self.game.state(),
-        }))?;
-        for s in self.sessions.iter_mut().flatten() {
-            s.finish(&outcome, self.config.quit_grace);
-        }
-        Ok(())
-    }
-
-    /// Appends a record line, forcing it to disk when the durability policy says so.
-    fn write(&mut self, line: &Line) -> std::io::Result<()> {
-        match self.record.as_mut() {
-            None => self.record = Some(RecordWriter::start(&self.config.record, line)?),
-            Some(record) => record.write(line)?,
-        }
-        let record = self.record.as_mut().expect("written above");
-        let end = matches!(line, Line::Result(_));
-        match self.config.durability {
-            Durability::Line => record.sync(),
-            Durability::Game if end => record.sync(),
-            _ => Ok(()),
-        }
-    }
-
-    /// Runs one handshake step on every live agent that has not failed yet (with its
-    /// seat index), collecting the failures.
-    fn each_agent(
-        &mut self,
-        failures: &mut Vec<(Seat, Failure)>,
-        mut step: impl FnMut(&mut Session, usize) -> Result<(), Failure>,
-    ) {
-        for (i, slot) in self.sessions.iter_mut().enumerate() {
-            let Some(s) = slot else { continue };
-            if failures.iter().any(|(seat, _)| *seat == s.seat()) {
-                continue;
-            }
-            if let Err(f) = step(s, i) {
-                failures.push((s.seat(), f));
-            }
-        }
-    }
-
-    /// Records an accepted action and tells every seat what it saw.
-    fn accept(
-        &mut self,
-        seat: Seat,
-        action: String,
-        played: Played,
-        origin: Origin,
-        timing: Option<(Duration, u64)>,
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> std::io::Result<()> {
-        stop_if_interrupted()?;
-        let ply = self.game.plies();
-        // A resumed record whose header has no time control (a controller's) keeps
-        // none: the clocks still run, but verify could check no time against it.
-        let recorded = timing.filter(|_| {
-            self.resumed
-                .as_ref()
-                .is_none_or(|r| r.header.time_control.is_some())
-        });
-        let line = Line::Action(ActionLine {
-            ply,
-            seat: seat.number(),
-            action,
-            taken: played.taken,
-            forced: origin == Origin::Forced,
-            opening: origin == Origin::Opening,
-            events: played.events,
-            think_ms: recorded.map(|t| t.0.as_millis() as u64),
-            clock_ms: recorded.map(|t| t.1),
-        });
-        self.write(&line)?;
-        self.distribute(played.seat_events);
-        let Line::Action(line) = line else {
-            unreachable!("built above")
-        };
-        progress(Progress::Action {
-            ply,
-            seat,
-            label: &self.labels[seat.index()],
-            action: line.taken.as_deref().unwrap_or(&line.action),
-            forced: origin != Origin::Agent,
-            think: timing.map(|t| t.0),
-        });
-        Ok(())
-    }
-
-    /// Records a forfeit, stops the agent, and tells the others.
-    fn forfeit(
-        &mut self,
-        seat: Seat,
-        failure: Failure,
-        action: Option<String>,
-        progress: &mut dyn FnMut(Progress<'_>),
-    ) -> std::io::Result<()> {
-        // An agent killed because the referee is stopping did not fail.
-        stop_if_interrupted()?;
-        if let Some(mut s) = self.sessions[seat.index()].take() {
-            s.stop(Duration::ZERO);
-        }
-        if self.game.outcome().is_some() || self.game.is_out(seat) {
-            // The game ended already (another seat's forfeit in a two-sided game), or
-            // the seat is out of it: this failure changes nothing and is not recorded.
-            return Ok(());
-        }
-        let played = self.game.forfeit(seat, failure.kind);
-        self.write(&Line::Forfeit(ForfeitLine {
-            seat: seat.number(),
-            reason: failure.kind,
-            detail: failure.detail.clone(),
-            action,
-            events: played.events,
-        }))?;
-        self.distribute(played.seat_events);
-        progress(Progress::Forfeit {
-            seat,
-            failure: &failure,
-        });
-        Ok(())
-    }
-
-    /// Queues each seat's own events with its session (and nothing else).
-    fn distribute(&mut self, seat_events: Vec<Vec<SeatEvent>>) {
-        for (slot, events) in self.sessions.iter_mut().zip(seat_events) {
-            if let Some(s) = slot {
-                s.observe(events);
-            }
-        }
-    }
 }
