@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentSpec, Hidden, Idle, Isolation, Sandbox, WATCH_MAX};
+use crate::agent::{AgentError, AgentSpec, Hidden, Isolation, Sandbox};
 use crate::clock::{SeatClock, TimeControl};
 use crate::game::{ForfeitKind, Game, GameId, Options, Outcome, Played, Seat, SeatEvent, SetupError, Turn};
 use crate::record::{
@@ -538,22 +538,11 @@ impl Table<'_> {
             }
             let view = self.game.view(seat);
             let clock = &mut clocks[seat.index()];
-            // The other agents are watched while this one thinks, so what they print
-            // unasked is read without a system call of its own (protocol.md §1.5).
-            let (before, rest) = self.sessions.split_at_mut(seat.index());
-            let (slot, after) = rest.split_first_mut().expect("the seat is in range");
-            let session = slot.as_mut().expect("a seat to act has a live agent");
-            let mut idle: [Option<Idle<'_>>; WATCH_MAX] = std::array::from_fn(|_| None);
-            debug_assert!(
-                before.len() + after.len() <= WATCH_MAX,
-                "every other agent is watched"
-            );
-            let others = before.iter_mut().chain(after).flatten();
-            for (lent, other) in idle.iter_mut().zip(others) {
-                *lent = Some(other.idle());
-            }
+            let session = self.sessions[seat.index()]
+                .as_mut()
+                .expect("a seat to act has a live agent");
             let limit = clock.budget() + config.margin;
-            let answer = session.decide(&view, kind, clock.go(), limit, &mut idle);
+            let answer = session.decide(&view, kind, clock.go(), limit);
             let (action, used) = match answer {
                 Ok(answer) => answer,
                 Err(failure) => {
