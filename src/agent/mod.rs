@@ -15,6 +15,7 @@ mod lines;
 mod process;
 mod registry;
 mod sandbox;
+mod stop;
 
 use std::io;
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ pub use sandbox::{
     detect as detect_sandbox, Bubblewrap, Hidden, Isolation, Sandbox, SandboxMode, SandboxUnavailable,
     PRIVATE_CWD,
 };
+pub use stop::{Ending, Stopped};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.
 ///

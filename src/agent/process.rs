@@ -13,12 +13,12 @@ use nix::errno::Errno;
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{killpg, Signal};
-use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use super::capped_log::CappedLog;
 use super::lines::Output;
-use super::registry::{kill_escaped_children, pgid_of, spawn_registered, unregister};
+use super::registry::{pgid_of, spawn_registered, unregister};
+use super::stop::{reap_escaped, reap_group, Ending, Stopped, TICK};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT};
 
 /// How often [`AgentProcess::recv`] looks whether the agent has exited.
@@ -33,9 +33,6 @@ const DROP_GRACE: Duration = Duration::from_millis(200);
 /// How long shutdown waits for killed descendants to be reaped, and for the stderr
 /// log to be complete, before leaving them be.
 const REAP_LIMIT: Duration = Duration::from_secs(2);
-
-/// Pause between checks while waiting for a process to exit.
-const TICK: Duration = Duration::from_millis(5);
 
 /// The state of the pipe to the agent's stdin.
 #[derive(Debug)]
@@ -64,7 +61,10 @@ pub struct AgentProcess {
     /// wait checks for its answer before sleeping.
     quick: bool,
     stderr_thread: Option<JoinHandle<()>>,
-    shut_down: bool,
+    /// Whether the agent runs in a sandbox (then nothing of it can escape).
+    sandboxed: bool,
+    /// What the first shutdown found; a later one reports the same.
+    stopped: Option<Stopped>,
 }
 
 /// How long a wait keeps checking for the line of an agent that answered that fast
@@ -196,7 +196,8 @@ impl AgentProcess {
             sent: None,
             quick: false,
             stderr_thread: None,
-            shut_down: false,
+            sandboxed: spec.sandbox.is_some(),
+            stopped: None,
         };
         let setup = |source| AgentError::Setup {
             command: spec.command.clone(),
@@ -359,23 +360,27 @@ impl AgentProcess {
         self.output.take()
     }
 
-    /// Stops the agent: TERM to its group, up to `grace` to exit, then KILL; idempotent.
+    /// Stops the agent: TERM to its group, up to `grace` to exit, then KILL; idempotent
+    /// (a second call reports what the first found).
     ///
     /// Always reaps the agent, and reaps those of its descendants that were
-    /// reparented to this process, so none is left running or as a zombie.
-    pub fn shutdown(&mut self, grace: Duration) {
-        if self.shut_down {
-            return;
+    /// reparented to this process, so none is left running or as a zombie. Says how
+    /// the agent ended and which escaped descendants were killed.
+    pub fn shutdown(&mut self, grace: Duration) -> Stopped {
+        if let Some(stopped) = &self.stopped {
+            return stopped.clone();
         }
-        self.shut_down = true;
         // End of input lets a well-behaved agent finish on its own during the grace.
         self.input = Input::Closed;
         let group = Pid::from_raw(self.pgid);
         let _ = killpg(group, Signal::SIGTERM);
         let until = Instant::now() + grace;
-        while self.exit_status().is_none() && Instant::now() < until {
+        let mut exited = self.exit_status();
+        while exited.is_none() && Instant::now() < until {
             thread::sleep(TICK);
+            exited = self.exit_status();
         }
+        let ending = exited.map_or(Ending::Killed, Ending::Exited);
         // Also when the agent exited in time: descendants may have ignored the TERM.
         let _ = killpg(group, Signal::SIGKILL);
         // By pid too, in case the agent moved itself out of its group.
@@ -386,7 +391,11 @@ impl AgentProcess {
         // Descendants that left the group are this process's children by now (it is a
         // subreaper): without this they would outlive the referee, and hold the
         // agent's pipes open.
-        reap_escaped(Instant::now() + REAP_LIMIT);
+        let escaped = reap_escaped(Instant::now() + REAP_LIMIT);
+        // A sandbox's own first process leaves the group (bubblewrap starts it in a
+        // session of its own) and is found orphaned here; every process of the bot's
+        // is inside its PID namespace, which dies with it, so none of them escaped.
+        let escaped = if self.sandboxed { Vec::new() } else { escaped };
         // The log is complete once the drain thread has seen the end of stderr; a
         // descendant that escaped the group may hold it open, so do not wait forever.
         if let Some(handle) = self.stderr_thread.take() {
@@ -398,6 +407,9 @@ impl AgentProcess {
                 let _ = handle.join();
             }
         }
+        let stopped = Stopped { ending, escaped };
+        self.stopped = Some(stopped.clone());
+        stopped
     }
 
     /// The agent's exit status if it has exited, without waiting.
@@ -408,7 +420,8 @@ impl AgentProcess {
 
 impl Drop for AgentProcess {
     fn drop(&mut self) {
-        self.shutdown(DROP_GRACE);
+        // Nobody asks what it found: the agent is dropped on an error path.
+        let _ = self.shutdown(DROP_GRACE);
     }
 }
 
@@ -520,51 +533,6 @@ fn wait_writable(pipe: &ChildStdin, deadline: Instant) -> Result<(), AgentError>
     match poll(&mut fds, PollTimeout::from(millis)) {
         Ok(_) | Err(Errno::EINTR) => Ok(()),
         Err(errno) => Err(AgentError::Write(errno.into())),
-    }
-}
-
-/// Reaps the members of group `pgid` that became our children when orphaned.
-///
-/// They were sent SIGKILL already; this only waits for them to die, up to `until`.
-fn reap_group(pgid: i32, until: Instant) {
-    let group = Pid::from_raw(-pgid);
-    loop {
-        match waitpid(group, Some(WaitPidFlag::WNOHANG)) {
-            Ok(WaitStatus::StillAlive) => {
-                if Instant::now() >= until {
-                    return;
-                }
-                thread::sleep(TICK);
-            }
-            Ok(_) | Err(Errno::EINTR) => {}
-            // ECHILD: no child of ours is left in the group.
-            Err(_) => return,
-        }
-    }
-}
-
-/// Kills and reaps the children that escaped an agent's process group, again and again
-/// (killing one orphans its own children, which then become ours), up to `until`.
-fn reap_escaped(until: Instant) {
-    loop {
-        let mut left = kill_escaped_children();
-        if left.is_empty() {
-            return;
-        }
-        while !left.is_empty() {
-            left.retain(|&pid| {
-                matches!(
-                    waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
-                    Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
-                )
-            });
-            if Instant::now() >= until {
-                return;
-            }
-            if !left.is_empty() {
-                thread::sleep(TICK);
-            }
-        }
     }
 }
 
