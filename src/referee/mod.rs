@@ -298,6 +298,9 @@ struct Table<'c> {
     config: &'c MatchConfig,
     game: Box<dyn Game>,
     sessions: Vec<Option<Session>>,
+    /// How many escaped descendants stopping each seat's agent found and killed, for
+    /// the result line.
+    escaped: Vec<usize>,
     /// `None` until the header is written: the file is created with its first line,
     /// so a referee killed during the handshakes leaves no empty record behind.
     record: Option<RecordWriter<std::fs::File>>,
@@ -424,6 +427,7 @@ fn start_and_play(
     let mut table = Table {
         config,
         labels,
+        escaped: vec![0; game.seat_count()],
         game,
         sessions: std::mem::take(sessions),
         record,
@@ -439,9 +443,10 @@ fn start_and_play(
         std::io::ErrorKind::Interrupted if interrupted() => MatchError::Interrupted(config.record.clone()),
         _ => record_err(e),
     });
-    // Whatever happened, no agent outlives the match.
+    // Whatever happened, no agent outlives the match. What this finds is recorded
+    // only when the match went well, and then every agent has been stopped already.
     for s in table.sessions.iter_mut().flatten() {
-        s.stop(Duration::ZERO);
+        let _ = s.stop(Duration::ZERO);
     }
     let seats = result?;
     Ok(MatchReport {
@@ -575,16 +580,23 @@ impl Table<'_> {
             }
         }
         let outcome = self.game.outcome().expect("the game is over");
+        // The agents are stopped before the result is written, so that it can say
+        // what stopping them found. A referee killed in between leaves a game over
+        // without a result, which `--resume` finishes.
+        for (slot, escaped) in self.sessions.iter_mut().zip(&mut self.escaped) {
+            if let Some(s) = slot {
+                *escaped += s.finish(&outcome, config.quit_grace).escaped.len();
+            }
+        }
         stop_if_interrupted()?;
+        let escaped = self.escaped.iter().any(|&n| n > 0).then(|| self.escaped.clone());
         self.write(&Line::Result(ResultLine {
             places: outcome.places.clone(),
             reason: outcome.reason.to_string(),
             plies: self.game.plies(),
             state: self.game.state(),
+            escaped,
         }))?;
-        for s in self.sessions.iter_mut().flatten() {
-            s.finish(&outcome, config.quit_grace);
-        }
         Ok(seats)
     }
 
@@ -678,7 +690,7 @@ impl Table<'_> {
         // An agent killed because the referee is stopping did not fail.
         stop_if_interrupted()?;
         if let Some(mut s) = self.sessions[seat.index()].take() {
-            s.stop(Duration::ZERO);
+            self.escaped[seat.index()] += s.stop(Duration::ZERO).escaped.len();
         }
         if self.game.outcome().is_some() || self.game.is_out(seat) {
             // The game ended already (another seat's forfeit in a two-sided game), or

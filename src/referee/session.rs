@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentProcess, AgentSpec, CappedLog, Received, MAX_HELD_LINES};
+use crate::agent::{AgentError, AgentProcess, AgentSpec, CappedLog, Received, Stopped, MAX_HELD_LINES};
 use crate::game::{ActionKind, ForfeitKind, GameId, Options, Outcome, Seat, SeatEvent, View};
 use crate::protocol::agent::{FromAgent, GoClock, ToAgent};
 
@@ -314,8 +314,8 @@ impl Session {
     }
 
     /// Sends the remaining events and `gameover`, then `quit`, and stops the process
-    /// (TERM → `grace` → KILL on its process group).
-    pub fn finish(&mut self, outcome: &Outcome, grace: Duration) {
+    /// (TERM → `grace` → KILL on its process group); says what stopping it found.
+    pub fn finish(&mut self, outcome: &Outcome, grace: Duration) -> Stopped {
         let deadline = Instant::now() + grace;
         let pending = std::mem::take(&mut self.pending);
         let last = [ToAgent::GameOver(outcome), ToAgent::Quit];
@@ -324,15 +324,17 @@ impl Session {
         while self.process.exit_status().is_none() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
-        self.stop(Duration::ZERO);
+        self.stop(Duration::ZERO)
     }
 
-    /// Stops the process at once (after a forfeit), keeping the transcript.
-    pub fn stop(&mut self, grace: Duration) {
-        self.process.shutdown(grace);
+    /// Stops the process (at once after a forfeit), keeping the transcript; says what
+    /// stopping it found (the same again when it was stopped already).
+    pub fn stop(&mut self, grace: Duration) -> Stopped {
+        let stopped = self.process.shutdown(grace);
         if let Some(t) = &mut self.transcript {
             let _ = t.finish();
         }
+        stopped
     }
 
     /// The agent's process group id (tests check that it is gone afterwards).
