@@ -161,6 +161,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
         reason: outcome.reason.to_string(),
         plies: g.plies(),
         state: g.state(),
+        escaped: None,
     }))
     .unwrap();
     (bytes, actions)

@@ -10,7 +10,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use referee::agent::{
-    kill_all_agents, process_group_alive, AgentError, AgentProcess, AgentSpec, Received, LOG_HEAD,
+    kill_all_agents, process_group_alive, AgentError, AgentProcess, AgentSpec, Ending, Received, LOG_HEAD,
     STDERR_LOG_LIMIT,
 };
 
@@ -232,6 +232,54 @@ fn grandchild_dies_with_the_agent() {
     assert!(!process_group_alive(group));
     assert_eq!(
         nix::sys::signal::kill(grandchild, None),
+        Err(nix::errno::Errno::ESRCH)
+    );
+}
+
+/// An agent running `script` under `sh -c`.
+fn sh(script: &str) -> AgentProcess {
+    start(&AgentSpec::new(shell_words::join(["sh", "-c", script])))
+}
+
+#[test]
+fn stopping_says_whether_the_agent_exited_or_was_killed() {
+    let _lock = shared();
+    // `cat` ends with its input (or on the TERM sent with it), well within the grace.
+    let mut agent = start(&AgentSpec::new("cat"));
+    let stopped = agent.shutdown(HANG_BOUND);
+    assert!(matches!(stopped.ending, Ending::Exited(_)), "{stopped:?}");
+    assert!(stopped.escaped.is_empty(), "{stopped:?}");
+    // Ignoring TERM and its input, it outlasts the grace and is killed.
+    let mut agent = sh("trap '' TERM; echo ready; while :; do sleep 1; done");
+    // Not before the trap is set, or the TERM would end it.
+    assert_eq!(agent.recv(Instant::now() + HANG_BOUND), line("ready"));
+    let stopped = agent.shutdown(Duration::from_millis(200));
+    assert_eq!(stopped.ending, Ending::Killed, "{stopped:?}");
+    assert!(!process_group_alive(pgid(&agent)));
+    // Stopping again stops nothing more and says the same.
+    assert_eq!(agent.shutdown(Duration::ZERO), stopped);
+}
+
+#[test]
+fn stopping_kills_and_reports_a_descendant_that_escaped_with_setsid() {
+    // The search for escaped descendants takes every orphan of this process that no
+    // live agent's group holds: no other test may be stopping agents meanwhile.
+    let _lock = exclusive();
+    let mut agent = sh("setsid sleep 1839002 & echo \"started $!\"; exec sleep 1839003");
+    let Received::Line(text) = agent.recv(Instant::now() + HANG_BOUND) else {
+        panic!("no pid line");
+    };
+    let escapee: i32 = text.strip_prefix("started ").unwrap().parse().unwrap();
+    // `setsid` has made its own session once the process no longer runs it.
+    assert!(eventually(|| std::fs::read_to_string(format!(
+        "/proc/{escapee}/cmdline"
+    ))
+    .is_ok_and(|c| c.starts_with("sleep"))));
+    let stopped = agent.shutdown(Duration::ZERO);
+    assert_eq!(stopped.ending, Ending::Killed, "{stopped:?}");
+    assert_eq!(stopped.escaped, [escapee], "{stopped:?}");
+    assert_eq!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(escapee), None),
         Err(nix::errno::Errno::ESRCH)
     );
 }

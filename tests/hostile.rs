@@ -742,6 +742,40 @@ fn a_bot_starts_in_the_referees_directory_only_with_agent_cwd_inherit() {
     assert_eq!(Path::new(cwd), dir.path().canonicalize().unwrap());
 }
 
+/// Plays `setsid_grandchild.sh` (marked with `seconds`) as seat 1 of Telka with
+/// `sandbox` (`none` or `require`); returns the result line, after checking that the
+/// bot timed out and that nothing it started is left.
+fn play_setsid_grandchild(seconds: &str, sandbox: &str) -> Value {
+    let dir = TempDir::new().unwrap();
+    let agent = sh_command("setsid_grandchild.sh", &[seconds.to_string()]);
+    let mut extra = SHORT_LIMITS.to_vec();
+    extra.extend(["--sandbox", sandbox]);
+    let run = run_referee(dir.path(), &telka_against_greedy(dir.path(), &agent, &extra));
+    let forfeit = seat1_forfeit(dir.path(), &run);
+    assert_eq!(forfeit["reason"], "timeout", "{forfeit}");
+    assert_no_process_left(&[seconds]);
+    let lines = record_lines(&dir.path().join("r.jsonl"));
+    let result = lines.last().expect("a record").clone();
+    assert_eq!(kind(&result), "result", "{result}");
+    result
+}
+
+#[test]
+fn a_descendant_that_escaped_with_setsid_is_killed_and_recorded() {
+    let result = play_setsid_grandchild("1839011", "none");
+    assert_eq!(result["escaped"], serde_json::json!([1, 0]), "{result}");
+}
+
+#[test]
+fn in_a_sandbox_no_descendant_escapes_to_be_recorded() {
+    if !sandbox_available() {
+        return;
+    }
+    // The sandbox's PID namespace takes the `setsid` child with the bot.
+    let result = play_setsid_grandchild("1839012", "require");
+    assert!(result.get("escaped").is_none(), "{result}");
+}
+
 /// The absolute path of a working `python3`, or `None` (the caller skips).
 fn python3() -> Option<String> {
     let out = Command::new("python3")

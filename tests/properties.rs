@@ -1258,6 +1258,7 @@ fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<u8>,
                 reason: o.reason.to_string(),
                 plies: game.plies(),
                 state: game.state(),
+                escaped: None,
             };
             w.write(&Line::Result(result)).expect("in memory");
             break;

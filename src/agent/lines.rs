@@ -10,12 +10,12 @@ use std::fs::File;
 use std::io::{self, ErrorKind, Read};
 use std::ops::ControlFlow;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
-use super::{Received, MAX_LINE};
+use super::{Received, MAX_HELD_LINES, MAX_LINE};
 
 /// Size of each read from the pipe; also the most a read can add past a full line.
 const CHUNK: usize = 8 * 1024;
@@ -103,23 +103,10 @@ pub(crate) struct Output {
     queue: VecDeque<Received>,
     /// Read buffer, kept: zeroing a fresh one per read cost more than the read.
     chunk: Box<[u8]>,
-    /// Whether the pipe was among those watched in the last wait for another agent
-    /// (see [`wait_any`]) and read to empty: then everything written before that wait
-    /// ended was read.
-    watched: bool,
-    /// When that wait's last look ended.
-    watched_at: Option<Instant>,
 }
 
-/// How long a watch counts: past it, an agent is read before its `go` whatever the
-/// last wait saw. This bounds the window of protocol.md §1.5 even when the referee
-/// spends a while between that wait and the `go` (a forfeit, a disk sync).
-const WATCH_FRESH: Duration = Duration::from_millis(1);
-
 /// Lines held before reading stops until the caller takes some.
-///
-/// Together with `MAX_LINE` this caps what one agent can make the referee hold.
-const QUEUE: usize = 256;
+const QUEUE: usize = MAX_HELD_LINES;
 
 /// Reads per [`Output::fill`]: enough to get past a whole line of [`MAX_LINE`] bytes,
 /// so that a fill of a full pipe always yields a line or [`Received::TooLong`] (a
@@ -139,8 +126,6 @@ impl Output {
             splitter: LineSplitter::default(),
             queue: VecDeque::new(),
             chunk: vec![0; CHUNK].into_boxed_slice(),
-            watched: false,
-            watched_at: None,
         })
     }
 
@@ -151,8 +136,6 @@ impl Output {
             splitter: LineSplitter::default(),
             queue: VecDeque::new(),
             chunk: Box::default(),
-            watched: false,
-            watched_at: None,
         }
     }
 
@@ -205,131 +188,23 @@ impl Output {
         false
     }
 
-    /// The next line already split off, without reading the pipe; `None` when none
-    /// is queued (whether or not the pipe has ended).
-    pub(crate) fn queued(&mut self) -> Option<Received> {
-        self.queue.pop_front()
-    }
-
-    /// Whether every line written before the end of the last wait for another agent
-    /// has been read: the pipe was watched and read to empty then, less than
-    /// [`WATCH_FRESH`] ago, or it has ended.
-    pub(crate) fn read_up(&self) -> bool {
-        let fresh = || self.watched_at.is_some_and(|t| t.elapsed() < WATCH_FRESH);
-        self.pipe.is_none() || (self.watched && fresh())
-    }
-
-    /// Whether the last wait counted the pipe as watched and read to empty (whenever
-    /// that was).
-    #[cfg(test)]
-    pub(crate) fn was_watched(&self) -> bool {
-        self.watched
-    }
-
-    /// Marks the pipe as not watched: its agent is the one awaited now, or a line
-    /// was taken for an answer.
-    pub(crate) fn unwatch(&mut self) {
-        self.watched = false;
-    }
-
-    /// The pipe, if a wait should watch it: open, and with room for more lines.
-    fn watchable(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
-        self.pipe
-            .as_ref()
-            .filter(|_| self.queue.len() < QUEUE)
-            .map(|p| p.as_fd())
-    }
-}
-
-/// Most pipes one wait watches besides the awaited one (the largest game has 8 seats).
-pub const WATCH_MAX: usize = 15;
-
-/// What ended a [`wait_any`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Woken {
-    /// The awaited pipe is readable, has ended, or the wait was interrupted.
-    Awaited,
-    /// Only watched pipes had something; they have been read.
-    Others,
-    /// The time ran out with nothing to read.
-    TimedOut,
-}
-
-/// Waits at most `limit` until `awaited` is readable (or has ended), reading every
-/// pipe in `others` that becomes readable meanwhile.
-///
-/// This is how what an agent prints while no answer is due gets read without a
-/// system call of its own: the wait for one agent's answer watches the other
-/// agents' pipes too. A pipe left out (its queue is full) is marked unwatched, so
-/// that it is read before its agent's next `go` instead.
-pub(crate) fn wait_any<'o>(
-    awaited: &Output,
-    others: impl Iterator<Item = &'o mut Output>,
-    limit: Duration,
-) -> Woken {
-    let millis = u16::try_from(limit.as_millis()).unwrap_or(u16::MAX);
-    // Round up: a sub-millisecond wait must not become a busy loop of zero waits.
-    let millis = if Duration::from_millis(millis.into()) < limit {
-        millis.saturating_add(1)
-    } else {
-        millis
-    };
-    let Some(own) = awaited.pipe.as_ref() else {
-        return Woken::Awaited;
-    };
-    let mut outputs: [Option<&mut Output>; WATCH_MAX] = std::array::from_fn(|_| None);
-    let mut count = 0;
-    for output in others {
-        if count < WATCH_MAX {
-            outputs[count] = Some(output);
-            count += 1;
+    /// Waits at most `limit` until the pipe is readable or has ended; true unless the
+    /// time ran out with nothing to read. An ended pipe returns at once.
+    pub(crate) fn wait(&self, limit: Duration) -> bool {
+        let Some(pipe) = self.pipe.as_ref() else {
+            return true;
+        };
+        let millis = u16::try_from(limit.as_millis()).unwrap_or(u16::MAX);
+        // Round up: a sub-millisecond wait must not become a busy loop of zero waits.
+        let millis = if Duration::from_millis(millis.into()) < limit {
+            millis.saturating_add(1)
         } else {
-            output.watched = false;
-        }
-    }
-    // Unused slots repeat the awaited pipe; only the first `1 + watched` are polled.
-    let mut fds: [PollFd<'_>; WATCH_MAX + 1] =
-        std::array::from_fn(|_| PollFd::new(own.as_fd(), PollFlags::POLLIN));
-    let mut polled = [usize::MAX; WATCH_MAX + 1];
-    let mut n = 1;
-    for (k, output) in outputs[..count].iter().enumerate() {
-        if let Some(fd) = output.as_deref().and_then(Output::watchable) {
-            fds[n] = PollFd::new(fd, PollFlags::POLLIN);
-            polled[n] = k;
-            n += 1;
-        }
-    }
-    let result = poll(&mut fds[..n], PollTimeout::from(millis));
-    let mut ready = [false; WATCH_MAX + 1];
-    for (r, fd) in ready.iter_mut().zip(&fds[..n]) {
-        *r = fd.revents().is_none_or(|r| !r.is_empty());
-    }
-    // A polled pipe that had nothing is read up; one that had something is once a
-    // fill empties it (a full queue or the read limit can stop it first). A failed
-    // poll counts every pipe as readable, so each is read now.
-    let mut watched = [false; WATCH_MAX];
-    let mut others_ready = false;
-    for (i, &k) in polled[1..n].iter().enumerate() {
-        watched[k] = true;
-        if ready[i + 1] {
-            others_ready = true;
-            if let Some(output) = outputs[k].as_deref_mut() {
-                watched[k] = output.fill();
-            }
-        }
-    }
-    let now = Instant::now();
-    for (k, output) in outputs[..count].iter_mut().enumerate() {
-        if let Some(output) = output.as_deref_mut() {
-            output.watched = watched[k];
-            output.watched_at = Some(now);
-        }
-    }
-    match result {
-        Ok(0) => Woken::TimedOut,
-        Ok(_) if !ready[0] && others_ready => Woken::Others,
-        // Readable, ended, failed or interrupted: the caller reads and looks again.
-        Ok(_) | Err(_) => Woken::Awaited,
+            millis
+        };
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        // A failed or interrupted poll counts as readable: the caller reads and looks
+        // again, so nothing is missed and nothing spins.
+        !matches!(poll(&mut fds, PollTimeout::from(millis)), Ok(0))
     }
 }
 

@@ -15,25 +15,31 @@ mod lines;
 mod process;
 mod registry;
 mod sandbox;
+mod stop;
 
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use capped_log::{CappedLog, LOG_HEAD, LOG_TAIL};
-pub use lines::WATCH_MAX;
-pub use process::{AgentProcess, Idle, MessageLine};
+pub use process::{AgentProcess, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
 pub use sandbox::{
     detect as detect_sandbox, Bubblewrap, Hidden, Isolation, Sandbox, SandboxMode, SandboxUnavailable,
     PRIVATE_CWD,
 };
+pub use stop::{Ending, Stopped};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.
 ///
 /// Views and actions are far shorter; the bound exists so that a broken agent cannot
 /// make the referee buffer without limit.
 pub const MAX_LINE: usize = 64 * 1024;
+
+/// Most lines held for one agent, read but not yet taken; also the most read before
+/// a `go` of what it printed while no answer was due (protocol.md §1.5). Together
+/// with [`MAX_LINE`] this caps what one agent can make the referee hold.
+pub const MAX_HELD_LINES: usize = 256;
 
 /// How long [`AgentProcess::send`] waits for an agent that has stopped reading its input.
 pub const SEND_TIMEOUT: Duration = Duration::from_secs(5);

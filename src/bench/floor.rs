@@ -1,6 +1,6 @@
 //! (a) The floor: a bare line ping-pong with `cat` over pipes, and (a') the same
 //! round trip through the referee's own I/O path (agent processes, the record append,
-//! the wait watching the other seat). Its own room because it is what every
+//! the check for unasked lines, the wait). Its own room because it is what every
 //! per-action figure is divided by: the physical cost of a round trip, without the
 //! referee's work on the game.
 
@@ -108,9 +108,8 @@ impl Batch {
 /// (a') The same round trip through the referee's own I/O path, with the system calls
 /// an action needs whatever the game. With `whole`, as in a two-seat game: two `cat`
 /// agents take turns, the record line is appended to a file before each message, the
-/// seat about to be asked is checked for lines it printed unasked, and the wait for
-/// its line (poll, read) watches the other seat's pipe too. What the referee costs
-/// above this is its work on the game itself. Without `whole`, one agent and only
+/// seat about to be asked is read for lines it printed unasked, and then its line is
+/// awaited (poll, read). What the referee costs above this is its work on the game itself. Without `whole`, one agent and only
 /// the write and the wait: the agent I/O alone.
 pub(super) fn io_path_round_trip(
     n: usize,
@@ -125,6 +124,7 @@ pub(super) fn io_path_round_trip(
     } else {
         vec![spawn()?]
     };
+    let seats = agents.len();
     pin.for_referee()?;
     let path = dir.join("io-path.jsonl");
     let mut record = std::fs::File::create(&path)?;
@@ -136,20 +136,16 @@ pub(super) fn io_path_round_trip(
     for _ in 0..BATCHES {
         let batch = Batch::start();
         for k in 0..n / BATCHES {
-            let (first, second) = agents.split_at_mut(1);
-            let (asked, other) = match second.first_mut() {
-                Some(s) if k % 2 == 1 => (s, first.first_mut()),
-                s => (&mut first[0], s),
-            };
-            let mut idle = [other.map(AgentProcess::idle)];
+            // The two agents take turns, as seats do; one agent answers every time.
+            let asked = &mut agents[k % seats];
             if whole {
                 record.write_all(line.as_bytes())?;
-                if asked.unasked().is_some() {
+                if asked.try_recv().is_some() {
                     return Err(std::io::Error::other("cat answered nothing it was asked"));
                 }
             }
             asked.send_lines([PING]).map_err(std::io::Error::other)?;
-            match asked.recv_watching(Instant::now() + Duration::from_secs(10), &mut idle) {
+            match asked.recv(Instant::now() + Duration::from_secs(10)) {
                 Received::Line(_) => {}
                 other => return Err(std::io::Error::other(format!("cat: {other:?}"))),
             }

@@ -292,6 +292,8 @@ fn update(
             reason: o.reason.to_string(),
             plies: game.plies(),
             state: game.state(),
+            // Play by mail runs no agent processes: none can have escaped.
+            escaped: None,
         }));
         let data = committed_data(&open.replay, &lines);
         lines.push(Line::Reveal(RevealLine { salt, data }));

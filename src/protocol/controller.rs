@@ -377,6 +377,8 @@ impl Session {
                 reason: o.reason.to_string(),
                 plies: self.game.plies(),
                 state: self.game.state(),
+                // The controller's seats are not processes the referee started.
+                escaped: None,
             }));
         }
     }

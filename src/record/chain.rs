@@ -146,6 +146,7 @@ mod tests {
             reason: "win".into(),
             plies: 3,
             state: "x".into(),
+            escaped: None,
         });
         let sealed = seal(GENESIS, &line);
         let (body, hash) = unseal(&sealed).unwrap();

@@ -168,6 +168,12 @@ pub struct ResultLine {
     pub plies: u32,
     /// The final omniscient state.
     pub state: String,
+    /// Per seat, seat 1 first, how many processes that had left its agent's process
+    /// group were found and killed when the agents were stopped; only when there
+    /// were any (never in a sandbox, whose PID namespace takes them with it). Not
+    /// derived from the rules, so `verify` takes it as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escaped: Option<Vec<usize>>,
 }
 
 /// A commitment to the hidden part of a game (play by mail): `commitment` is

@@ -238,6 +238,7 @@ fn start_and_play(
     let mut table = Table {
         config,
         labels,
+        escaped: vec![0; game.seat_count()],
         game,
         sessions: std::mem::take(sessions),
         record,
@@ -253,9 +254,10 @@ fn start_and_play(
         std::io::ErrorKind::Interrupted if interrupted() => MatchError::Interrupted(config.record.clone()),
         _ => record_err(e),
     });
-    // Whatever happened, no agent outlives the match.
+    // Whatever happened, no agent outlives the match. What this finds is recorded
+    // only when the match went well, and then every agent has been stopped already.
     for s in table.sessions.iter_mut().flatten() {
-        s.stop(Duration::ZERO);
+        let _ = s.stop(Duration::ZERO);
     }
     let seats = result?;
     Ok(MatchReport {

@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::agent::{AgentError, AgentProcess, AgentSpec, CappedLog, Idle, Received};
+use crate::agent::{AgentError, AgentProcess, AgentSpec, CappedLog, Received, Stopped, MAX_HELD_LINES};
 use crate::game::{ActionKind, ForfeitKind, GameId, Options, Outcome, Seat, SeatEvent, View};
 use crate::protocol::agent::{FromAgent, GoClock, ToAgent};
 
@@ -125,7 +125,6 @@ impl Session {
     fn wait_for<T>(
         &mut self,
         deadline: Instant,
-        idle: &mut [Option<Idle<'_>>],
         what: &str,
         mut want: impl FnMut(&mut Session, FromAgent) -> Option<Result<T, Failure>>,
     ) -> Result<T, Failure> {
@@ -134,7 +133,7 @@ impl Session {
         loop {
             // Lines that arrived while other agents were served count even if the
             // deadline has passed meanwhile (all handshakes share one deadline).
-            let received = match self.process.recv_watching(deadline, idle) {
+            let received = match self.process.recv(deadline) {
                 Received::Timeout => self.process.try_recv().unwrap_or(Received::Timeout),
                 r => r,
             };
@@ -206,7 +205,7 @@ impl Session {
 
     /// Waits for `protocolok`.
     pub fn await_protocolok(&mut self, deadline: Instant) -> Result<(), Failure> {
-        self.wait_for(deadline, &mut [], "protocolok", |_, m| match m {
+        self.wait_for(deadline, "protocolok", |_, m| match m {
             FromAgent::ProtocolOk => Some(Ok(())),
             FromAgent::BestMove(_) => Some(Err(Failure::new(
                 ForfeitKind::Protocol,
@@ -238,7 +237,7 @@ impl Session {
 
     /// Waits for `readyok`.
     pub fn await_readyok(&mut self, deadline: Instant) -> Result<(), Failure> {
-        self.wait_for(deadline, &mut [], "readyok", |_, m| match m {
+        self.wait_for(deadline, "readyok", |_, m| match m {
             FromAgent::ReadyOk => Some(Ok(())),
             FromAgent::BestMove(_) => Some(Err(Failure::new(
                 ForfeitKind::Protocol,
@@ -253,16 +252,15 @@ impl Session {
         self.pending.extend(events);
     }
 
-    /// Sends the pending events, the view and `go`, then waits for `bestmove` until
-    /// `limit` after `go` was written, reading meanwhile what the `idle` agents print.
-    /// Returns the action and the time it took.
+    /// Reads what the agent printed since its last answer, then sends the pending
+    /// events, the view and `go`, and waits for `bestmove` until `limit` after `go`
+    /// was written. Returns the action and the time it took.
     pub fn decide(
         &mut self,
         view: &View,
         kind: ActionKind,
         clock: GoClock,
         limit: Duration,
-        idle: &mut [Option<Idle<'_>>],
     ) -> Result<(String, Duration), Failure> {
         debug_assert_eq!(view.seat(), self.seat, "a seat is only ever sent its own view");
         self.stale_answers()?;
@@ -274,7 +272,7 @@ impl Session {
         self.pending.clear();
         sent?;
         let sent = Instant::now();
-        let action = self.wait_for(sent + limit, idle, "bestmove", |_, m| match m {
+        let action = self.wait_for(sent + limit, "bestmove", |_, m| match m {
             FromAgent::BestMove(a) if a.is_empty() => Some(Err(Failure::new(
                 ForfeitKind::Protocol,
                 "bestmove without an action",
@@ -285,13 +283,14 @@ impl Session {
         Ok((action, sent.elapsed()))
     }
 
-    /// Lines that arrived while no answer was due: a `bestmove` among them answers no
-    /// question, and taking it for the next answer would be wrong.
+    /// Lines the agent printed while no answer was due, read without waiting just
+    /// before its `go`: a `bestmove` among them answers no question, and taking it
+    /// for the next answer would be wrong (protocol.md §1.5).
     fn stale_answers(&mut self) -> Result<(), Failure> {
-        // Only about what can have queued up: an agent printing without end would
+        // At most what the process layer holds: an agent printing without end would
         // otherwise keep this loop going forever. The rest is read with the answer.
-        for _ in 0..LATE_LINES {
-            let Some(received) = self.process.unasked() else {
+        for _ in 0..MAX_HELD_LINES {
+            let Some(received) = self.process.try_recv() else {
                 break;
             };
             match received {
@@ -315,8 +314,8 @@ impl Session {
     }
 
     /// Sends the remaining events and `gameover`, then `quit`, and stops the process
-    /// (TERM → `grace` → KILL on its process group).
-    pub fn finish(&mut self, outcome: &Outcome, grace: Duration) {
+    /// (TERM → `grace` → KILL on its process group); says what stopping it found.
+    pub fn finish(&mut self, outcome: &Outcome, grace: Duration) -> Stopped {
         let deadline = Instant::now() + grace;
         let pending = std::mem::take(&mut self.pending);
         let last = [ToAgent::GameOver(outcome), ToAgent::Quit];
@@ -325,20 +324,17 @@ impl Session {
         while self.process.exit_status().is_none() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
-        self.stop(Duration::ZERO);
+        self.stop(Duration::ZERO)
     }
 
-    /// Stops the process at once (after a forfeit), keeping the transcript.
-    pub fn stop(&mut self, grace: Duration) {
-        self.process.shutdown(grace);
+    /// Stops the process (at once after a forfeit), keeping the transcript; says what
+    /// stopping it found (the same again when it was stopped already).
+    pub fn stop(&mut self, grace: Duration) -> Stopped {
+        let stopped = self.process.shutdown(grace);
         if let Some(t) = &mut self.transcript {
             let _ = t.finish();
         }
-    }
-
-    /// Lends the agent to the wait for another seat's answer (see [`Idle`]).
-    pub fn idle(&mut self) -> Idle<'_> {
-        self.process.idle()
+        stopped
     }
 
     /// The agent's process group id (tests check that it is gone afterwards).

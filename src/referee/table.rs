@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use super::session::{Failure, Session};
 use super::{interrupted, MatchConfig, Progress};
-use crate::agent::{Idle, WATCH_MAX};
 use crate::clock::SeatClock;
 use crate::game::{ActionKind, ForfeitKind, Game, Played, Seat, SeatEvent, Turn};
 use crate::record::{
@@ -42,6 +41,9 @@ pub(super) struct Table<'c> {
     pub(super) config: &'c MatchConfig,
     pub(super) game: Box<dyn Game>,
     pub(super) sessions: Vec<Option<Session>>,
+    /// How many escaped descendants stopping each seat's agent found and killed, for
+    /// the result line.
+    pub(super) escaped: Vec<usize>,
     /// `None` until the header is written: the file is created with its first line,
     /// so a referee killed during the handshakes leaves no empty record behind.
     pub(super) record: Option<RecordWriter<std::fs::File>>,
@@ -204,22 +206,11 @@ impl Table<'_> {
     ) -> std::io::Result<()> {
         let config = self.config;
         let view = self.game.view(seat);
-        // The other agents are watched while this one thinks, so what they print
-        // unasked is read without a system call of its own (protocol.md §1.5).
-        let (before, rest) = self.sessions.split_at_mut(seat.index());
-        let (slot, after) = rest.split_first_mut().expect("the seat is in range");
-        let session = slot.as_mut().expect("a seat to act has a live agent");
-        let mut idle: [Option<Idle<'_>>; WATCH_MAX] = std::array::from_fn(|_| None);
-        debug_assert!(
-            before.len() + after.len() <= WATCH_MAX,
-            "every other agent is watched"
-        );
-        let others = before.iter_mut().chain(after).flatten();
-        for (lent, other) in idle.iter_mut().zip(others) {
-            *lent = Some(other.idle());
-        }
+        let session = self.sessions[seat.index()]
+            .as_mut()
+            .expect("a seat to act has a live agent");
         let limit = clock.budget() + config.margin;
-        let answer = session.decide(&view, kind, clock.go(), limit, &mut idle);
+        let answer = session.decide(&view, kind, clock.go(), limit);
         let (action, used) = match answer {
             Ok(answer) => answer,
             Err(failure) => return self.forfeit(seat, failure, None, progress),
@@ -248,20 +239,26 @@ impl Table<'_> {
         }
     }
 
-    /// Records the result and sends every agent still there `gameover` and `quit`.
+    /// Sends every agent still there `gameover` and `quit`, then records the result.
     fn finish(&mut self) -> std::io::Result<()> {
         let outcome = self.game.outcome().expect("the game is over");
+        // The agents are stopped before the result is written, so that it can say
+        // what stopping them found. A referee killed in between leaves a game over
+        // without a result, which `--resume` finishes.
+        for (slot, escaped) in self.sessions.iter_mut().zip(&mut self.escaped) {
+            if let Some(s) = slot {
+                *escaped += s.finish(&outcome, self.config.quit_grace).escaped.len();
+            }
+        }
         stop_if_interrupted()?;
+        let escaped = self.escaped.iter().any(|&n| n > 0).then(|| self.escaped.clone());
         self.write(&Line::Result(ResultLine {
             places: outcome.places.clone(),
             reason: outcome.reason.to_string(),
             plies: self.game.plies(),
             state: self.game.state(),
-        }))?;
-        for s in self.sessions.iter_mut().flatten() {
-            s.finish(&outcome, self.config.quit_grace);
-        }
-        Ok(())
+            escaped,
+        }))
     }
 
     /// Appends a record line, forcing it to disk when the durability policy says so.
@@ -354,7 +351,7 @@ impl Table<'_> {
         // An agent killed because the referee is stopping did not fail.
         stop_if_interrupted()?;
         if let Some(mut s) = self.sessions[seat.index()].take() {
-            s.stop(Duration::ZERO);
+            self.escaped[seat.index()] += s.stop(Duration::ZERO).escaped.len();
         }
         if self.game.outcome().is_some() || self.game.is_out(seat) {
             // The game ended already (another seat's forfeit in a two-sided game), or
