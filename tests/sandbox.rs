@@ -1,5 +1,5 @@
 //! Bots cannot cheat through the operating system: each attack of
-//! `fixtures/hostile/attack.py` runs in seat 1 of a real match, in the sandbox, while
+//! `fixtures/bots/attack.py` runs in seat 1 of a real match, in the sandbox, while
 //! its seat plays legal moves. The attacker reads nothing of the record, the logs or
 //! the referee, writes into no other pipe, signals nobody, and nothing it starts
 //! outlives the match, or a SIGKILLed referee; the innocent seat never forfeits.
@@ -32,10 +32,9 @@ fn can_attack() -> bool {
 /// told through `ATTACK_DIR` (a path on an agent's command line would be refused
 /// when it lies in a hidden directory, and an attacker may know it anyway).
 fn attacker(mode: &str, seed: u32, tag: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile/attack.py");
     shell_words::join([
         "python3".to_string(),
-        script.to_string_lossy().into_owned(),
+        fixture_bot("attack.py").to_string_lossy().into_owned(),
         mode.to_string(),
         seed.to_string(),
         tag.to_string(),

@@ -33,18 +33,19 @@ pub fn referee_in(dir: &Path) -> assert_cmd::Command {
     cmd
 }
 
-/// A bot script in `fixtures/match_bots/`.
-pub fn match_bot(name: &str) -> PathBuf {
+/// A bot of `fixtures/bots/` (its README lists them), by absolute path: agents start
+/// in a directory of their own.
+pub fn fixture_bot(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/match_bots")
+        .join("fixtures/bots")
         .join(name)
 }
 
-/// An `--agent` command line: `sh <fixture> <args…>`, every word quoted.
-pub fn bot_command(name: &str, args: &[&str]) -> String {
-    let script = match_bot(name);
+/// An `--agent` command line: `sh <fixture bot> <args…>`, every word quoted.
+pub fn bot_command<S: AsRef<str>>(name: &str, args: &[S]) -> String {
+    let script = fixture_bot(name);
     let mut words = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
-    words.extend(args.iter().map(|a| a.to_string()));
+    words.extend(args.iter().map(|a| a.as_ref().to_string()));
     shell_words::join(words)
 }
 
