@@ -38,6 +38,9 @@ const ROOMY_LIMITS: [&str; 6] = ["--st", "30", "--startup-timeout", "30", "--qui
 /// The referee's peak resident memory must stay below this, whatever a bot sends.
 const MEMORY_BOUND_KIB: u64 = 64 * 1024;
 
+/// How long a bot's processes may take to go once its match is over.
+const LEFTOVER_GRACE: Duration = Duration::from_secs(60);
+
 /// Cases run at once; most of their time is spent waiting for deadlines.
 const WORKERS: usize = 4;
 
@@ -336,26 +339,6 @@ fn run_referee(dir: &Path, args: &[String]) -> Run {
     }
 }
 
-/// Processes matching `patterns` still there after a short grace; they are killed
-/// (they are this test's own) so that a failure does not leave them running.
-fn leftovers(patterns: &[&str]) -> Vec<String> {
-    let until = Instant::now() + Duration::from_secs(60);
-    loop {
-        let left = processes_matching(patterns);
-        if left.is_empty() || Instant::now() >= until {
-            for entry in &left {
-                let pid = entry.trim_start_matches("pid ").split(':').next().unwrap_or("");
-                if let Ok(pid) = pid.parse::<i32>() {
-                    let _ =
-                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
-                }
-            }
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// What one case showed.
 struct Outcome {
     /// The forfeit reason of seat 1 (`-` for none), as the table shows it.
@@ -415,11 +398,14 @@ fn play_case(b: &Bot, g: &GameCase, n: usize) -> Outcome {
         problems.push("no record".into());
         "?".into()
     };
-    let left = leftovers(&[
-        &tag,
-        &format!("sleep {}", marks.sleep),
-        &format!("--seed {}", marks.seed),
-    ]);
+    let left = kill_leftovers(
+        &[
+            &tag,
+            &format!("sleep {}", marks.sleep),
+            &format!("--seed {}", marks.seed),
+        ],
+        LEFTOVER_GRACE,
+    );
     if !left.is_empty() {
         problems.push(format!("processes left behind: {left:?}"));
     }
@@ -728,16 +714,6 @@ fn a_bot_starts_in_the_referees_directory_only_with_agent_cwd_inherit() {
     assert_eq!(Path::new(cwd), dir.path().canonicalize().unwrap());
 }
 
-/// The absolute path of a working `python3`, or `None` (the caller skips).
-fn python3() -> Option<String> {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .ok()?;
-    let path = text(&out.stdout).trim().to_string();
-    (out.status.success() && !path.is_empty()).then_some(path)
-}
-
 #[test]
 fn a_bot_holds_no_descriptor_but_its_three_pipes() {
     let Some(python) = python3() else {
@@ -947,7 +923,10 @@ fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
         })
         .collect();
     let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-    assert!(leftovers(&patterns).is_empty(), "processes left behind");
+    assert!(
+        kill_leftovers(&patterns, LEFTOVER_GRACE).is_empty(),
+        "processes left behind"
+    );
     assert!(
         run.peak_kib < MEMORY_BOUND_KIB,
         "referee peak memory {} KiB",

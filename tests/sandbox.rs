@@ -18,14 +18,7 @@ use tempfile::TempDir;
 
 /// Whether the attack tests can run here; says why not.
 fn can_attack() -> bool {
-    let python = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !python {
-        eprintln!("note: skipping a sandbox attack test: python3 is not on PATH");
-    }
-    python && sandbox_available()
+    have_python() && sandbox_available()
 }
 
 /// The `--agent` command of `attack.py MODE` with its seed and tag; where to look is
