@@ -7,6 +7,8 @@
 //! Expectations never come from the code under test: piece patterns are drawn below as
 //! diagrams and turned into moves by this file's own little generator (`Reference`).
 
+mod cli_support;
+
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -1081,23 +1083,16 @@ struct Case<'a> {
 }
 
 fn parse_cases(text: &str) -> Vec<Case<'_>> {
-    let mut cases = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(" | ").map(str::trim).collect();
-        assert_eq!(fields.len(), 4, "cases.txt:{}: expected 4 fields: {raw}", i + 1);
-        cases.push(Case {
-            line: i + 1,
+    cli_support::case_rows(text, 4)
+        .into_iter()
+        .map(|(line, fields)| Case {
+            line,
             variant: fields[0].parse().expect("variant number"),
             state: fields[1],
             actions: fields[2].split_whitespace().collect(),
             expected: fields[3],
-        });
-    }
-    cases
+        })
+        .collect()
 }
 
 /// What happened to the case's last action, in the case file's words.

@@ -217,6 +217,27 @@ pub fn record_lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The rows of a case file (`fixtures/*/cases.txt`): each line that is neither blank
+/// nor a `#` comment, split at ` | ` into `fields` trimmed fields, with its line number.
+pub fn case_rows(text: &str, fields: usize) -> Vec<(usize, Vec<&str>)> {
+    let mut rows = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let row: Vec<&str> = line.split(" | ").map(str::trim).collect();
+        assert_eq!(
+            row.len(),
+            fields,
+            "cases.txt:{}: expected {fields} fields: {raw}",
+            i + 1
+        );
+        rows.push((i + 1, row));
+    }
+    rows
+}
+
 /// The `type` member of a record line.
 pub fn kind(line: &Value) -> &str {
     line["type"].as_str().unwrap_or("")
