@@ -1,8 +1,11 @@
-//! Supervision of misbehaving agents: each test runs one of the scripts in
-//! `fixtures/bots/` and checks that the referee side stays in control.
+//! Supervision of misbehaving agents: each test runs one of the `raw_*` scripts of
+//! `fixtures/bots/` (they speak no protocol) and checks that the referee side stays
+//! in control.
 //!
 //! Deadlines are short (500 ms) and assertions are on outcomes; the only timing
 //! assertions are very generous upper bounds that catch a hang.
+
+mod cli_support;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -36,11 +39,12 @@ fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A spec running `fixtures/bots/NAME.sh` from the crate directory.
+/// A spec running the script `NAME` of `fixtures/bots/` from the crate directory.
 fn bot(name: &str) -> AgentSpec {
+    let script = cli_support::fixture_bot(name);
     AgentSpec {
         working_dir: Some(crate_dir()),
-        ..AgentSpec::new(format!("sh fixtures/bots/{name}.sh"))
+        ..AgentSpec::new(shell_words::join(["sh", &*script.to_string_lossy()]))
     }
 }
 
@@ -71,7 +75,7 @@ fn eventually(mut check: impl FnMut() -> bool) -> bool {
 #[test]
 fn echo_round_trip() {
     let _lock = shared();
-    let mut agent = start(&bot("echo"));
+    let mut agent = start(&bot("raw_echo.sh"));
     for text in ["uci", "position startpos moves e2e4", "", "  spaced  out  "] {
         agent.send(text).unwrap();
         assert_eq!(agent.recv(Instant::now() + HANG_BOUND), line(text));
@@ -83,7 +87,7 @@ fn echo_round_trip() {
 #[test]
 fn send_refuses_a_message_that_is_not_one_line() {
     let _lock = shared();
-    let mut agent = start(&bot("echo"));
+    let mut agent = start(&bot("raw_echo.sh"));
     assert!(matches!(agent.send("a\nb"), Err(AgentError::NotOneLine)));
     assert!(matches!(agent.send("a\r"), Err(AgentError::NotOneLine)));
     agent.send("still fine").unwrap();
@@ -95,7 +99,7 @@ fn what_a_dead_agent_said_in_time_is_heard_after_the_deadline() {
     // Deadlines can pass while the referee serves other agents (the handshake steps
     // share one); an agent that answered and then exited is not a crash for that.
     let _lock = shared();
-    let mut agent = start(&bot("crash"));
+    let mut agent = start(&bot("raw_crash.sh"));
     assert!(eventually(|| agent.exit_status().is_some()));
     let past = Instant::now();
     assert_eq!(agent.recv(past), line("id name crash"));
@@ -105,7 +109,7 @@ fn what_a_dead_agent_said_in_time_is_heard_after_the_deadline() {
 #[test]
 fn crash_reports_closed_and_a_failing_status() {
     let _lock = shared();
-    let mut agent = start(&bot("crash"));
+    let mut agent = start(&bot("raw_crash.sh"));
     assert_eq!(agent.recv(Instant::now() + HANG_BOUND), line("id name crash"));
     assert_eq!(agent.recv(Instant::now() + HANG_BOUND), Received::Closed);
     assert!(eventually(|| agent.exit_status().is_some()));
@@ -119,7 +123,7 @@ fn crash_reports_closed_and_a_failing_status() {
 #[test]
 fn hang_times_out_and_shutdown_kills_the_group() {
     let _lock = shared();
-    let mut agent = start(&bot("hang"));
+    let mut agent = start(&bot("raw_hang.sh"));
     let group = pgid(&agent);
     agent.send("go").unwrap();
     let started = Instant::now();
@@ -136,7 +140,7 @@ fn hang_times_out_and_shutdown_kills_the_group() {
 #[test]
 fn dropping_an_agent_kills_its_group() {
     let _lock = shared();
-    let agent = start(&bot("hang"));
+    let agent = start(&bot("raw_hang.sh"));
     let group = pgid(&agent);
     drop(agent);
     assert!(!process_group_alive(group));
@@ -145,7 +149,7 @@ fn dropping_an_agent_kills_its_group() {
 #[test]
 fn info_flood_cannot_postpone_the_deadline() {
     let _lock = shared();
-    let mut agent = start(&bot("info_flood"));
+    let mut agent = start(&bot("raw_info_flood.sh"));
     let started = Instant::now();
     let deadline = started + SHORT;
     let mut infos = 0;
@@ -168,7 +172,7 @@ fn info_flood_cannot_postpone_the_deadline() {
 #[test]
 fn long_line_is_skipped_and_the_next_line_arrives() {
     let _lock = shared();
-    let mut agent = start(&bot("long_line"));
+    let mut agent = start(&bot("raw_long_line.sh"));
     assert_eq!(agent.recv(Instant::now() + HANG_BOUND), Received::TooLong);
     assert_eq!(agent.recv(Instant::now() + HANG_BOUND), line("ok"));
 }
@@ -176,7 +180,7 @@ fn long_line_is_skipped_and_the_next_line_arrives() {
 #[test]
 fn stderr_flood_is_drained_when_discarded() {
     let _lock = shared();
-    let mut agent = start(&bot("stderr_flood"));
+    let mut agent = start(&bot("raw_stderr_flood.sh"));
     // Each echo comes only after 4 MB more of stderr: an undrained pipe blocks it.
     for text in ["ping", "pong"] {
         agent.send(text).unwrap();
@@ -191,7 +195,7 @@ fn stderr_flood_is_logged_and_the_log_is_capped() {
     let log = dir.path().join("agent.stderr");
     let mut agent = start(&AgentSpec {
         stderr_log: Some(log.clone()),
-        ..bot("stderr_flood")
+        ..bot("raw_stderr_flood.sh")
     });
     agent.send("ping").unwrap();
     assert_eq!(agent.recv(Instant::now() + HANG_BOUND), line("ping"));
@@ -219,7 +223,7 @@ fn stderr_flood_is_logged_and_the_log_is_capped() {
 #[test]
 fn grandchild_dies_with_the_agent() {
     let _lock = shared();
-    let mut agent = start(&bot("grandchild"));
+    let mut agent = start(&bot("raw_grandchild.sh"));
     let group = pgid(&agent);
     let Received::Line(text) = agent.recv(Instant::now() + HANG_BOUND) else {
         panic!("no pid line from grandchild.sh");
@@ -287,7 +291,7 @@ fn stopping_kills_and_reports_a_descendant_that_escaped_with_setsid() {
 #[test]
 fn garbage_arrives_as_lines() {
     let _lock = shared();
-    let mut agent = start(&bot("garbage"));
+    let mut agent = start(&bot("raw_garbage.sh"));
     agent.send("uci").unwrap();
     agent.send("isready").unwrap();
     let (mut text, mut binary) = (0, 0);
@@ -313,7 +317,7 @@ fn garbage_arrives_as_lines() {
 #[test]
 fn kill_all_agents_kills_live_agents() {
     let _lock = exclusive();
-    let mut agents = [start(&bot("hang")), start(&bot("grandchild"))];
+    let mut agents = [start(&bot("raw_hang.sh")), start(&bot("raw_grandchild.sh"))];
     let groups: Vec<i32> = agents.iter().map(pgid).collect();
     assert!(groups.iter().all(|&g| process_group_alive(g)));
     kill_all_agents();
@@ -376,7 +380,7 @@ fn missing_working_dir_is_named() {
     let _lock = shared();
     let spec = AgentSpec {
         working_dir: Some(crate_dir().join("no-such-dir")),
-        ..bot("echo")
+        ..bot("raw_echo.sh")
     };
     let err = AgentProcess::spawn(&spec).unwrap_err();
     assert!(matches!(err, AgentError::WorkingDir { .. }), "{err:?}");
@@ -394,7 +398,7 @@ fn missing_program_is_a_spawn_error_naming_the_command() {
 #[test]
 fn unbalanced_quote_is_a_bad_command() {
     let _lock = shared();
-    let err = AgentProcess::spawn(&AgentSpec::new("sh 'fixtures/bots/echo.sh")).unwrap_err();
+    let err = AgentProcess::spawn(&AgentSpec::new("sh 'fixtures/bots/raw_echo.sh")).unwrap_err();
     assert!(matches!(err, AgentError::BadCommand(_)), "{err:?}");
     let err = AgentProcess::spawn(&AgentSpec::new("   ")).unwrap_err();
     assert!(matches!(err, AgentError::BadCommand(_)), "{err:?}");

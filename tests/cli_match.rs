@@ -745,7 +745,7 @@ fn a_replayed_illegal_action_forfeits_again() {
     let base = strings(&["--game", "telka", "--seed", "3"]);
     let mut args = base.clone();
     args.extend(["--agent".to_string(), builtin_command("random", 1)]);
-    args.extend(["--agent".to_string(), bot_command("illegal.sh", &[])]);
+    args.extend(["--agent".to_string(), bot_command("illegal.sh", &["a1-a2"])]);
     let (original, _) = play(dir.path(), "a.jsonl", &args);
     let mut args = base.clone();
     for _ in 0..2 {

@@ -36,24 +36,6 @@ const SEED: u64 = 0x5eed_0c4a_5e00_0001;
 /// Longest wait after a kill for the agents to be gone.
 const AGENT_GRACE: Duration = Duration::from_secs(60);
 
-/// SplitMix64: enough randomness for kill moments, and stable across versions.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Seeds of the agents of the kill test and of the torn-record test: seven digits
 /// each, unique to this file, and apart so that the tests can run at the same time.
 const KILL_SEEDS: usize = 9_450_000;
@@ -89,21 +71,7 @@ fn agents_left(base: usize, g: usize) -> Vec<String> {
         .map(|s| format!("--seed {s}"))
         .collect();
     let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-    let until = Instant::now() + AGENT_GRACE;
-    loop {
-        let left = processes_matching(&patterns);
-        if left.is_empty() || Instant::now() >= until {
-            for entry in &left {
-                let pid = entry.trim_start_matches("pid ").split(':').next().unwrap_or("");
-                if let Ok(pid) = pid.parse::<i32>() {
-                    let _ =
-                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
-                }
-            }
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    kill_leftovers(&patterns, AGENT_GRACE)
 }
 
 /// Runs the referee with `args` in `dir` to its end (killing it at the hang bound);
@@ -259,7 +227,7 @@ fn sigkill_at_random_moments_loses_nothing_and_resume_finishes_every_game() {
         let handles: Vec<_> = (0..GAMES.len())
             .map(|g| {
                 scope.spawn(move || {
-                    let mut rng = Rng(SEED ^ (g as u64 + 1).wrapping_mul(0x1234_5678_9abc_def1));
+                    let mut rng = SplitMix64::new(SEED ^ (g as u64 + 1).wrapping_mul(0x1234_5678_9abc_def1));
                     let size = full_record_size(g);
                     let mut tally = Tally::default();
                     for case in 0..KILLS_PER_GAME {

@@ -1,4 +1,4 @@
-//! Hostile bots (SPEC §7): every bot of `fixtures/hostile/` plays seat 1 of every game
+//! Hostile bots (SPEC §7): every hostile bot of `fixtures/bots/` plays seat 1 of every game
 //! (Peg Chow, Telka, I-Doubt-It variants 0 and 9, Multi-player TelnChes with 3 seats)
 //! against built-in random agents. Whatever the bot does, the referee exits 0 promptly,
 //! the record verifies, the forfeit line gives the precise reason (none at all for a
@@ -16,7 +16,7 @@
 mod cli_support;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -37,6 +37,9 @@ const ROOMY_LIMITS: [&str; 6] = ["--st", "30", "--startup-timeout", "30", "--qui
 
 /// The referee's peak resident memory must stay below this, whatever a bot sends.
 const MEMORY_BOUND_KIB: u64 = 64 * 1024;
+
+/// How long a bot's processes may take to go once its match is over.
+const LEFTOVER_GRACE: Duration = Duration::from_secs(60);
 
 /// Cases run at once; most of their time is spent waiting for deadlines.
 const WORKERS: usize = 4;
@@ -133,7 +136,7 @@ struct Marks {
 struct Bot {
     /// Row title: the fault.
     fault: &'static str,
-    /// Script in `fixtures/hostile/`.
+    /// Script in `fixtures/bots/`.
     script: &'static str,
     /// Its arguments before the tag.
     args: fn(&Marks) -> Vec<String>,
@@ -264,7 +267,7 @@ const BOTS: [Bot; 17] = [
     },
     Bot {
         fault: "other seat's action",
-        script: "wrong_seat.sh",
+        script: "illegal.sh",
         args: |m| vec![m.other_seats_action.to_string()],
         expect: Expect::Forfeit("illegal"),
         deadline_fault: false,
@@ -284,20 +287,6 @@ const BOTS: [Bot; 17] = [
         deadline_fault: false,
     },
 ];
-
-/// A script in `fixtures/hostile/`, by absolute path (agents start elsewhere).
-fn hostile(script: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/hostile")
-        .join(script)
-}
-
-/// `sh <script> <args…>` with every word quoted.
-fn sh_command(script: &str, args: &[String]) -> String {
-    let mut words = vec!["sh".to_string(), hostile(script).to_string_lossy().into_owned()];
-    words.extend(args.iter().cloned());
-    shell_words::join(words)
-}
 
 /// How one run of the referee went.
 struct Run {
@@ -350,26 +339,6 @@ fn run_referee(dir: &Path, args: &[String]) -> Run {
     }
 }
 
-/// Processes matching `patterns` still there after a short grace; they are killed
-/// (they are this test's own) so that a failure does not leave them running.
-fn leftovers(patterns: &[&str]) -> Vec<String> {
-    let until = Instant::now() + Duration::from_secs(60);
-    loop {
-        let left = processes_matching(patterns);
-        if left.is_empty() || Instant::now() >= until {
-            for entry in &left {
-                let pid = entry.trim_start_matches("pid ").split(':').next().unwrap_or("");
-                if let Ok(pid) = pid.parse::<i32>() {
-                    let _ =
-                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
-                }
-            }
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// What one case showed.
 struct Outcome {
     /// The forfeit reason of seat 1 (`-` for none), as the table shows it.
@@ -408,7 +377,7 @@ fn play_case(b: &Bot, g: &GameCase, n: usize) -> Outcome {
     args.extend(limits.iter().map(|s| s.to_string()));
     args.extend(["--fill", "random", "--seed", "5", "-q"].map(String::from));
     args.extend(["--env".to_string(), format!("REFEREE={}", exe())]);
-    args.extend(["--agent".to_string(), sh_command(b.script, &bot_args)]);
+    args.extend(["--agent".to_string(), bot_command(b.script, &bot_args)]);
     args.extend(["--record".to_string(), record.to_string_lossy().into_owned()]);
     let run = run_referee(dir.path(), &args);
 
@@ -429,11 +398,14 @@ fn play_case(b: &Bot, g: &GameCase, n: usize) -> Outcome {
         problems.push("no record".into());
         "?".into()
     };
-    let left = leftovers(&[
-        &tag,
-        &format!("sleep {}", marks.sleep),
-        &format!("--seed {}", marks.seed),
-    ]);
+    let left = kill_leftovers(
+        &[
+            &tag,
+            &format!("sleep {}", marks.sleep),
+            &format!("--seed {}", marks.seed),
+        ],
+        LEFTOVER_GRACE,
+    );
     if !left.is_empty() {
         problems.push(format!("processes left behind: {left:?}"));
     }
@@ -639,7 +611,7 @@ fn seat1_stderr(dir: &Path) -> Vec<String> {
 /// Runs `inspect_env.sh` as seat 1 with `--env GREETING=…` and `extra`, from a
 /// referee whose own environment holds a secret; returns what the bot wrote.
 fn inspect_env(dir: &Path, tag: &str, extra: &[&str]) -> Vec<String> {
-    let agent = sh_command("inspect_env.sh", &[tag.to_string()]);
+    let agent = bot_command("inspect_env.sh", &[tag]);
     let mut flags = vec!["--log-dir", "logs", "--env", "GREETING=hello there"];
     flags.extend(extra);
     let args = telka_against_greedy(dir, &agent, &flags);
@@ -726,7 +698,7 @@ fn a_sandboxed_bot_sees_only_path_its_variables_and_a_private_directory() {
 #[test]
 fn a_bot_starts_in_the_referees_directory_only_with_agent_cwd_inherit() {
     let dir = TempDir::new().unwrap();
-    let agent = sh_command("inspect_env.sh", &["hostile-tag-inherit".to_string()]);
+    let agent = bot_command("inspect_env.sh", &["hostile-tag-inherit"]);
     let args = telka_against_greedy(
         dir.path(),
         &agent,
@@ -747,7 +719,7 @@ fn a_bot_starts_in_the_referees_directory_only_with_agent_cwd_inherit() {
 /// bot timed out and that nothing it started is left.
 fn play_setsid_grandchild(seconds: &str, sandbox: &str) -> Value {
     let dir = TempDir::new().unwrap();
-    let agent = sh_command("setsid_grandchild.sh", &[seconds.to_string()]);
+    let agent = bot_command("setsid_grandchild.sh", &[seconds.to_string()]);
     let mut extra = SHORT_LIMITS.to_vec();
     extra.extend(["--sandbox", sandbox]);
     let run = run_referee(dir.path(), &telka_against_greedy(dir.path(), &agent, &extra));
@@ -776,16 +748,6 @@ fn in_a_sandbox_no_descendant_escapes_to_be_recorded() {
     assert!(result.get("escaped").is_none(), "{result}");
 }
 
-/// The absolute path of a working `python3`, or `None` (the caller skips).
-fn python3() -> Option<String> {
-    let out = Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .ok()?;
-    let path = text(&out.stdout).trim().to_string();
-    (out.status.success() && !path.is_empty()).then_some(path)
-}
-
 #[test]
 fn a_bot_holds_no_descriptor_but_its_three_pipes() {
     let Some(python) = python3() else {
@@ -796,7 +758,7 @@ fn a_bot_holds_no_descriptor_but_its_three_pipes() {
     let tag = "hostile-tag-fds";
     let agent = shell_words::join([
         python,
-        hostile("inspect_fds.py").to_string_lossy().into_owned(),
+        fixture_bot("inspect_fds.py").to_string_lossy().into_owned(),
         tag.into(),
     ]);
     let mut args = telka_against_greedy(dir.path(), &agent, &["--log-dir", "logs"]);
@@ -824,7 +786,7 @@ fn a_bot_holds_no_descriptor_but_its_three_pipes() {
 fn max_memory_makes_a_bot_that_allocates_200_mb_crash() {
     let limited = TempDir::new().unwrap();
     let free = TempDir::new().unwrap();
-    let agent = |tag: &str| sh_command("alloc.sh", &[tag.to_string()]);
+    let agent = |tag: &str| bot_command("alloc.sh", &[tag]);
     let limits = ["--st", "20", "--startup-timeout", "5", "--quit-grace", "0.3"];
     let (with, without) = std::thread::scope(|scope| {
         let with = scope.spawn(|| {
@@ -854,7 +816,7 @@ fn max_memory_makes_a_bot_that_allocates_200_mb_crash() {
 fn a_flood_of_info_lines_leaves_a_transcript_of_bounded_size() {
     let dir = TempDir::new().unwrap();
     let tag = "hostile-tag-info-burst";
-    let agent = sh_command("info_burst.sh", &[tag.to_string()]);
+    let agent = bot_command("info_burst.sh", &[tag]);
     let run = run_referee(
         dir.path(),
         &telka_against_greedy(dir.path(), &agent, &["--st", "300", "--log-dir", "logs"]),
@@ -883,7 +845,7 @@ fn a_flood_of_info_lines_leaves_a_transcript_of_bounded_size() {
 fn max_cpu_stops_a_busy_looping_bot() {
     let dir = TempDir::new().unwrap();
     let tag = "hostile-tag-busy";
-    let agent = sh_command("busy.sh", &[tag.to_string()]);
+    let agent = bot_command("busy.sh", &[tag]);
     // A long --st: only the CPU limit can end the decision early.
     let run = run_referee(
         dir.path(),
@@ -941,7 +903,7 @@ fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
         };
         let mut bot_args = (b.args)(&marks);
         bot_args.push(tag.clone());
-        let cmd = sh_command(b.script, &bot_args);
+        let cmd = bot_command(b.script, &bot_args);
         args.push("--agent".to_string());
         args.push(shell_words::join([
             format!("name=bot{n:02}"),
@@ -995,7 +957,10 @@ fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
         })
         .collect();
     let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-    assert!(leftovers(&patterns).is_empty(), "processes left behind");
+    assert!(
+        kill_leftovers(&patterns, LEFTOVER_GRACE).is_empty(),
+        "processes left behind"
+    );
     assert!(
         run.peak_kib < MEMORY_BOUND_KIB,
         "referee peak memory {} KiB",

@@ -84,7 +84,7 @@ fn with_plies(state: &str, plies: u32) -> String {
 // ---- R-D6: doubts ----
 
 #[test]
-fn an_incorrect_capture_doubted_is_undone_entirely_and_the_doubter_acts() {
+fn r_d6_an_incorrect_capture_doubted_is_undone_entirely_and_the_doubter_acts() {
     // Benches of both sides already hold pieces, so a restored bench is visible.
     let start = "rnbqkbnr/ppp1pppp/8/8/8/8/PPPPPPP1/RNBQKBNR play w P'^ p'_ - - 10 -";
     let mut g = game(1, Some(start));
@@ -118,7 +118,7 @@ fn an_incorrect_capture_doubted_is_undone_entirely_and_the_doubter_acts() {
 }
 
 #[test]
-fn an_incorrect_drop_doubted_restores_the_bench_order() {
+fn r_d6_an_incorrect_drop_doubted_restores_the_bench_order() {
     // Shogi with drops (d = 1): White holds a black pawn, then a black knight. Dropping
     // the pawn on a file with White's own unpromoted pawn is incorrect (nifu, R-D5).
     let start = "lnsgkgs1l/1r5b1/pppp1pppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL play w P'^N'^ - - - 3 -";
@@ -146,7 +146,7 @@ fn an_incorrect_drop_doubted_restores_the_bench_order() {
 }
 
 #[test]
-fn a_correct_action_doubted_costs_the_doubter_its_turn() {
+fn r_d6_a_correct_action_doubted_costs_the_doubter_its_turn() {
     let mut g = game(0, Some(CHESS_START));
     let p = play(&mut *g, white(), "e2e4");
     assert_public(&p, &["move white e2e4"]);
@@ -178,7 +178,7 @@ fn a_correct_action_doubted_costs_the_doubter_its_turn() {
 }
 
 #[test]
-fn an_undoubted_move_stands_forever() {
+fn r_d6b_an_undoubted_move_stands_forever() {
     let mut g = game(0, Some(CHESS_START));
     // An incorrect rook move that Black lets pass by moving.
     play(&mut *g, white(), "a1a5");
@@ -206,7 +206,7 @@ fn an_undoubted_move_stands_forever() {
 const KINGS: &str = "4k3/8/8/8/8/8/8/4Q1K1 play w - - - - 0 -";
 
 #[test]
-fn a_king_capture_is_announced_and_the_victim_may_only_doubt_or_accept() {
+fn r_d7_a_king_capture_is_announced_and_the_victim_may_only_doubt_or_accept() {
     let mut g = game(0, Some(KINGS));
     let p = play(&mut *g, white(), "e1e8");
     assert_public(&p, &["move white e1e8 capture e8", "king-captured black"]);
@@ -236,7 +236,7 @@ fn a_king_capture_is_announced_and_the_victim_may_only_doubt_or_accept() {
 }
 
 #[test]
-fn doubting_a_correct_king_capture_loses() {
+fn r_d7_doubting_a_correct_king_capture_loses() {
     let mut g = game(1, Some(KINGS));
     play(&mut *g, white(), "e1e8");
     let p = play(&mut *g, black(), "doubt");
@@ -248,7 +248,7 @@ fn doubting_a_correct_king_capture_loses() {
 }
 
 #[test]
-fn doubting_an_incorrect_king_capture_undoes_it_and_the_game_goes_on() {
+fn r_d7_doubting_an_incorrect_king_capture_undoes_it_and_the_game_goes_on() {
     let mut g = game(1, Some(KINGS));
     // The king on g1 cannot reach e8.
     let p = play(&mut *g, white(), "g1e8");
@@ -266,7 +266,7 @@ fn doubting_an_incorrect_king_capture_undoes_it_and_the_game_goes_on() {
 }
 
 #[test]
-fn black_wins_when_its_king_capture_stands() {
+fn r_d7_black_wins_when_its_king_capture_stands() {
     let mut g = game(0, Some("4k3/8/8/8/8/8/3q4/4K3 play b - - - - 0 -"));
     let p = play(&mut *g, black(), "d2e1");
     assert_public(&p, &["move black d2e1 capture e1", "king-captured white"]);
@@ -278,7 +278,7 @@ fn black_wins_when_its_king_capture_stands() {
 // ---- R-D8: the ply limit ----
 
 #[test]
-fn max_plies_draws_the_game_counting_doubts() {
+fn r_d8_r_d8a_max_plies_draws_the_game_counting_doubts() {
     let mut g = game_with(&options(0, &["max-plies=4"]), Some(CHESS_START));
     play(&mut *g, white(), "e2e4");
     play(&mut *g, black(), "doubt");
@@ -298,7 +298,7 @@ fn max_plies_draws_the_game_counting_doubts() {
 }
 
 #[test]
-fn a_king_capture_on_the_last_ply_is_answered_first() {
+fn r_d8a_a_king_capture_on_the_last_ply_is_answered_first() {
     let opts = options(0, &["max-plies=1"]);
     let mut g = game_with(&opts, Some(KINGS));
     play(&mut *g, white(), "e1e8");
@@ -382,7 +382,7 @@ fn place_all(variant: u32) -> (Box<dyn Game>, Vec<Seat>) {
 }
 
 #[test]
-fn placement_alternates_white_first_on_the_home_rows_then_white_plays() {
+fn r_d3_placement_alternates_white_first_on_the_home_rows_then_white_plays() {
     for variant in [0, 3, 8, 11] {
         let (g, order) = place_all(variant);
         let army = if variant >= 8 { 20 } else { 16 };
@@ -414,7 +414,7 @@ fn placement_alternates_white_first_on_the_home_rows_then_white_plays() {
 }
 
 #[test]
-fn with_s_1_each_seat_places_the_opponents_pieces_on_the_opponents_rows() {
+fn r_d3_with_s_1_each_seat_places_the_opponents_pieces_on_the_opponents_rows() {
     for variant in [4, 7, 12, 15] {
         let (g, order) = place_all(variant);
         assert!(order.iter().step_by(2).all(|&s| s == white()));
@@ -455,7 +455,7 @@ fn with_s_1_each_seat_places_the_opponents_pieces_on_the_opponents_rows() {
 }
 
 #[test]
-fn placements_with_s_0_show_the_type_to_the_placer_only() {
+fn r_d3_r_d10_placements_with_s_0_show_the_type_to_the_placer_only() {
     let mut g = game(0, None);
     let p = play(&mut *g, white(), "N@b1");
     assert_events(
@@ -495,7 +495,7 @@ fn placements_with_s_0_show_the_type_to_the_placer_only() {
 // ---- R-D10: what each seat is told ----
 
 #[test]
-fn a_chess_promotion_hides_its_type_from_the_opponent_only() {
+fn r_d10_a_chess_promotion_hides_its_type_from_the_opponent_only() {
     let start = "k2r4/4P3/8/8/8/8/8/K7 play w - - - - 0 -";
     let mut g = game(0, Some(start));
     let p = play(&mut *g, white(), "e7e8q");
@@ -554,7 +554,7 @@ fn a_chess_promotion_hides_its_type_from_the_opponent_only() {
 }
 
 #[test]
-fn shogi_promotions_en_passant_and_drops_are_told_as_played() {
+fn r_d10_shogi_promotions_en_passant_and_drops_are_told_as_played() {
     let mut g = game(9, Some(SHOGI_START));
     let p = play(&mut *g, white(), "b2h8+");
     assert_public(&p, &["move white b2h8+ capture h8"]);
@@ -570,7 +570,7 @@ fn shogi_promotions_en_passant_and_drops_are_told_as_played() {
 }
 
 #[test]
-fn a_doubt_is_told_only_as_its_verdict() {
+fn r_d6_r_d10_a_doubt_is_told_only_as_its_verdict() {
     let mut g = game(0, Some(CHESS_START));
     play(&mut *g, white(), "b1b3");
     let p = play(&mut *g, black(), "doubt");
@@ -609,7 +609,7 @@ fn not_your_turn(r: &Rejection) -> bool {
 }
 
 #[test]
-fn bad_input_is_rejected_with_its_kind_and_changes_nothing() {
+fn r_d4_bad_input_is_rejected_with_its_kind_and_changes_nothing() {
     let mut g = game(1, Some(CHESS_START));
     assert_rejected(&mut *g, black(), "e7e5", not_your_turn);
     assert_rejected(&mut *g, black(), "doubt", not_your_turn);

@@ -610,7 +610,7 @@ fn hiding_variant(variant: u32) -> usize {
 }
 
 #[test]
-fn views_show_exactly_what_r_d9_allows_and_depend_on_nothing_hidden() {
+fn r_d9_r_d9a_views_show_exactly_what_the_rule_allows_and_depend_on_nothing_hidden() {
     let threads: Vec<_> = (0..16)
         .map(|v| std::thread::spawn(move || hiding_variant(v)))
         .collect();
@@ -630,7 +630,7 @@ fn views(g: &dyn Game) -> [String; 2] {
 }
 
 #[test]
-fn a_capture_reveals_its_type_only_once_it_stands() {
+fn r_d9_a_capture_reveals_its_type_only_once_it_stands() {
     let start = "rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR play w - - - - 2 -";
     let black_sees = "rnbqkbnr/pppp1ppp/8/4X3/8/8/XXX1XXXX/XXXXXXXX";
     let white_sees = "xxxxxxxx/xxxx1xxx/8/4P3/8/8/PPP1PPPP/RNBQKBNR";
@@ -689,7 +689,7 @@ fn a_capture_reveals_its_type_only_once_it_stands() {
 }
 
 #[test]
-fn a_king_capture_and_its_answer_reveal_nothing_else() {
+fn r_d9_r_d10_a_king_capture_and_its_answer_reveal_nothing_else() {
     // Black's king is taken; its type is announced (R-D7), the capturing piece's is not.
     let mut g = create(1, Some("4k3/8/8/8/8/8/8/4Q1K1 play w - - - - 0 -"));
     let played = g.play(seat(1), "e1e8").unwrap();
@@ -803,7 +803,7 @@ fn compare(variant: u32, states: [&str; 2], actions: &[&str], fill: &str, seed: 
 }
 
 #[test]
-fn seat_2_is_sent_the_same_lines_when_only_seat_1s_hidden_types_differ() {
+fn r_d9_r_d10_seat_2_is_sent_the_same_lines_when_only_seat_1s_hidden_types_differ() {
     // Chess without drops: White's knight b1 and bishop c1 swapped. White's script
     // makes moves that are correct in both games, then knight moves from b1, which are
     // incorrect in the second game: only a doubt of one of those can tell them apart.

@@ -7,6 +7,8 @@
 //! Expectations never come from the code under test: piece patterns are drawn below as
 //! diagrams and turned into moves by this file's own little generator (`Reference`).
 
+mod cli_support;
+
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -152,7 +154,7 @@ fn check_perft(max_depth: usize) {
 }
 
 #[test]
-fn appendix_perft_to_depth_4() {
+fn r_d5_appendix_perft_to_depth_4() {
     check_perft(4);
 }
 
@@ -172,19 +174,19 @@ fn perft_5(variant: u32) {
 
 #[test]
 #[ignore = "slow in debug builds: cargo test --release --test idoubtit_moves -- --ignored"]
-fn appendix_perft_5_chess() {
+fn r_d5_appendix_perft_5_chess() {
     perft_5(0);
 }
 
 #[test]
 #[ignore = "slow in debug builds: cargo test --release --test idoubtit_moves -- --ignored"]
-fn appendix_perft_5_chess_drops() {
+fn r_d5_appendix_perft_5_chess_drops() {
     perft_5(1);
 }
 
 #[test]
 #[ignore = "slow in debug builds: cargo test --release --test idoubtit_moves -- --ignored"]
-fn appendix_perft_5_shogi_drops() {
+fn r_d5_appendix_perft_5_shogi_drops() {
     perft_5(9);
 }
 
@@ -192,7 +194,7 @@ fn appendix_perft_5_shogi_drops() {
 /// correct action played through `Game::play` (undoubted) leaves the opponent as many
 /// correct actions as perft counts below it.
 #[test]
-fn perft_agrees_with_the_game_api() {
+fn r_d5_perft_agrees_with_the_game_api() {
     for (n, start) in [(0, CHESS_START), (1, CHESS_START), (9, SHOGI_START)] {
         let g = create(n, start);
         let pos = position(n, start);
@@ -304,7 +306,7 @@ mod oracle {
 
 /// Our start string is the standard shogi start position.
 #[test]
-fn shogi_start_matches_the_oracle() {
+fn r_d2_shogi_start_matches_the_oracle() {
     let ours = oracle::partial(&position(9, SHOGI_START));
     let theirs = shogi_core::PartialPosition::startpos();
     for sq in shogi_core::Square::all() {
@@ -384,7 +386,7 @@ fn compare_with_oracle(pos: &Position, seen: &mut Seen) {
 /// position reached is compared with the oracle. A game that reaches a king capture
 /// (R-D7) or 120 actions starts over.
 #[test]
-fn shogi_moves_agree_with_shogi_legality_lite() {
+fn r_d5_shogi_moves_agree_with_shogi_legality_lite() {
     let mut rng = Rng::new(0x1d0b_7170);
     let mut seen = Seen::default();
     let mut games = 0;
@@ -414,7 +416,7 @@ fn shogi_moves_agree_with_shogi_legality_lite() {
 
 /// The documented differences, shown on purpose-built positions.
 #[test]
-fn oracle_differences_are_king_captures_and_pawn_drop_mate() {
+fn r_d5_oracle_differences_are_king_captures_and_pawn_drop_mate() {
     use shogi_legality_lite::prelegality;
     // A pawn dropped on a8 mates the king on a9: the oracle forbids it, R-D5 does not.
     let pos = position(9, "kl7/9/1G7/9/9/9/9/9/9 play w P - - - 0 -");
@@ -1081,23 +1083,16 @@ struct Case<'a> {
 }
 
 fn parse_cases(text: &str) -> Vec<Case<'_>> {
-    let mut cases = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(" | ").map(str::trim).collect();
-        assert_eq!(fields.len(), 4, "cases.txt:{}: expected 4 fields: {raw}", i + 1);
-        cases.push(Case {
-            line: i + 1,
+    cli_support::case_rows(text, 4)
+        .into_iter()
+        .map(|(line, fields)| Case {
+            line,
             variant: fields[0].parse().expect("variant number"),
             state: fields[1],
             actions: fields[2].split_whitespace().collect(),
             expected: fields[3],
-        });
-    }
-    cases
+        })
+        .collect()
 }
 
 /// What happened to the case's last action, in the case file's words.

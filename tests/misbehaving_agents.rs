@@ -1,4 +1,4 @@
-//! Misbehaving agents at the match level: each bot in `fixtures/match_bots/` plays
+//! Misbehaving agents at the match level: a misbehaving bot of `fixtures/bots/` plays
 //! seat 1 of a Telka match against a built-in agent. Whatever it does, the match ends
 //! normally, the offending seat forfeits with the right reason, the record verifies,
 //! and no process it started outlives the referee. (The process layer on its own is
@@ -49,11 +49,22 @@ fn forfeits(lines: &[Value]) -> Vec<&Value> {
     lines.iter().filter(|l| kind(l) == "forfeit").collect()
 }
 
+/// `--env REFEREE=<the binary>`: how a bot wrapping the built-in agent finds it.
+fn referee_env() -> [String; 2] {
+    ["--env".to_string(), format!("REFEREE={}", exe())]
+}
+
 /// Seat 1 misbehaves and forfeits for `reason`; seat 2 wins; the record verifies; no
-/// process matching `leftovers` remains.
-fn assert_seat1_forfeits(bot: &str, args: &[&str], reason: &str, leftovers: &[&str]) -> Vec<Value> {
+/// process matching `leftovers` remains. `extra` goes to the referee.
+fn assert_seat1_forfeits(
+    bot: &str,
+    args: &[&str],
+    extra: &[&str],
+    reason: &str,
+    leftovers: &[&str],
+) -> Vec<Value> {
     let dir = TempDir::new().unwrap();
-    let (record, lines) = match_against_builtin(dir.path(), &bot_command(bot, args), &[]);
+    let (record, lines) = match_against_builtin(dir.path(), &bot_command(bot, args), extra);
     let all = forfeits(&lines);
     assert_eq!(all.len(), 1, "{bot}: only seat 1 forfeits: {all:?}");
     let forfeit = all[0];
@@ -70,12 +81,13 @@ fn assert_seat1_forfeits(bot: &str, args: &[&str], reason: &str, leftovers: &[&s
 #[test]
 fn an_agent_that_crashes_midgame_forfeits_for_crash() {
     let tag = "mbtag-crash-midgame-2p";
-    let exe = exe();
     let seed = "7700001";
     let inner = format!("--seed {seed}");
+    let env = referee_env();
     let lines = assert_seat1_forfeits(
         "crash_midgame.sh",
-        &[exe, "3", seed, tag],
+        &["3", seed, tag],
+        &[&env[0], &env[1]],
         "crash",
         &[tag, &inner],
     );
@@ -91,26 +103,26 @@ fn an_agent_that_crashes_midgame_forfeits_for_crash() {
 #[test]
 fn an_agent_that_never_answers_go_forfeits_for_timeout() {
     let tag = "mbtag-hang";
-    assert_seat1_forfeits("hang.sh", &[tag], "timeout", &[tag]);
+    assert_seat1_forfeits("hang.sh", &[tag], &[], "timeout", &[tag]);
 }
 
 #[test]
 fn an_agent_that_answers_go_with_garbage_forfeits_for_protocol() {
     let tag = "mbtag-garbage";
-    assert_seat1_forfeits("garbage.sh", &[tag], "protocol", &[tag]);
+    assert_seat1_forfeits("garbage.sh", &[tag], &[], "protocol", &[tag]);
 }
 
 #[test]
 fn an_agent_that_floods_info_lines_still_times_out() {
     let tag = "mbtag-info-flood";
-    assert_seat1_forfeits("info_flood.sh", &[tag], "timeout", &[tag]);
+    assert_seat1_forfeits("info_forever.sh", &[tag], &[], "timeout", &[tag]);
 }
 
 #[test]
 fn an_agent_that_plays_an_illegal_move_forfeits_for_illegal() {
     let tag = "mbtag-illegal";
     // a1-a2: Blue's counter onto Blue's own counter.
-    let lines = assert_seat1_forfeits("illegal.sh", &["a1-a2", tag], "illegal", &[tag]);
+    let lines = assert_seat1_forfeits("illegal.sh", &["a1-a2", tag], &[], "illegal", &[tag]);
     assert_eq!(
         forfeits(&lines)[0]["action"],
         "a1-a2",
@@ -122,7 +134,7 @@ fn an_agent_that_plays_an_illegal_move_forfeits_for_illegal() {
 fn an_agent_that_offers_a_null_step_forfeits_for_illegal() {
     // `a1-a1` leaves everything as it was: a pass in disguise, which R-B5 forbids.
     let tag = "mbtag-illegal-null";
-    let lines = assert_seat1_forfeits("illegal.sh", &["a1-a1", tag], "illegal", &[tag]);
+    let lines = assert_seat1_forfeits("illegal.sh", &["a1-a1", tag], &[], "illegal", &[tag]);
     assert_eq!(forfeits(&lines)[0]["action"], "a1-a1");
 }
 
@@ -174,6 +186,7 @@ fn an_agent_whose_child_lives_on_is_stopped_with_it() {
     assert_seat1_forfeits(
         "grandchild.sh",
         &["100001", tag],
+        &[],
         "timeout",
         &[tag, "sleep 100001"],
     );
@@ -189,7 +202,8 @@ fn a_crash_in_a_three_sided_game_leaves_the_others_playing() {
         .arg("--agent")
         .arg(builtin_command("greedy", 1))
         .arg("--agent")
-        .arg(bot_command("crash_midgame.sh", &[exe(), "2", "7700002", tag]))
+        .arg(bot_command("crash_midgame.sh", &["2", "7700002", tag]))
+        .args(referee_env())
         .args(["--st", "5", "--startup-timeout", "5", "--quit-grace", "0.5"])
         .arg("--record")
         .arg(&record)

@@ -4,51 +4,23 @@
 //! master who lies, and R-S1 (no unsalted hash, no salt, no hidden type in anything a
 //! seat is sent while the game goes on).
 
+mod cli_support;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
 
 use referee::game::Seat;
 use referee::record::{self, Line, RecordWriter};
 use tempfile::TempDir;
 
-/// Far above what any command here needs; only a hang gets near it.
-const HANG_BOUND: Duration = Duration::from_secs(300);
+use cli_support::{exe, text, typed_lines, SplitMix64 as Rng, HANG_BOUND};
+
 /// The record's file name inside each test's directory.
 const RECORD: &str = "game.jsonl";
 const BEGIN: &str = "=== referee play-by-mail message to seat ";
 const END: &str = "=== end of message ===";
-
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_referee")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A small seeded generator (splitmix64), so every game here is reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &'a [String]) -> &'a String {
-        &items[self.below(items.len())]
-    }
-}
 
 /// Splits command output into its messages: `(seat, text)` with the marker lines.
 fn split_messages(out: &str) -> Vec<(usize, String)> {
@@ -268,19 +240,8 @@ impl Mail {
 
     /// The record's lines, parsed.
     fn lines(&self) -> Vec<Line> {
-        parse_record(&text(&self.bytes()))
+        typed_lines(&text(&self.bytes()))
     }
-}
-
-/// Every line of a record, header first (each line's hash is checked by `verify`;
-/// here only the bodies are read).
-fn parse_record(body: &str) -> Vec<Line> {
-    body.lines()
-        .map(|l| {
-            let (json, _) = record::unseal(l).expect("a sealed line");
-            serde_json::from_str(&json).expect("a record line")
-        })
-        .collect()
 }
 
 /// The stored chain hash of every line of a record.
@@ -315,7 +276,7 @@ fn choose(legal: &[String], rng: &mut Rng, doubts: Doubts) -> String {
 /// Plays until the game ends: the seat to act reads its `pbm view` and submits one
 /// of the actions its `legal:` line offers.
 fn play_out(mail: &mut Mail, seed: u64, doubts: Doubts) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for _ in 0..2000 {
         let Some(seat) = mail.turn() else { return };
         let message = mail.view(seat);
@@ -786,7 +747,7 @@ fn one_applied<'a>(outputs: &'a [Output], what: &str) -> &'a Output {
 #[test]
 fn racing_plays_of_one_seat_apply_once() {
     let mut mail = Mail::new("pegchow", &["players=2", "max-plies=200"], 2);
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for round in 0..12 {
         let seat = mail.turn().expect("the game goes on");
         let action = rng.pick(&legal_of(&mail.view(seat))).clone();
@@ -815,7 +776,7 @@ fn racing_plays_of_two_seats_apply_once() {
     // Three seats: whatever the order, the seat two places after the one to act is
     // never next, so exactly one of the two applies.
     let mut mail = Mail::new("pegchow", &["players=3", "max-plies=200"], 3);
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     for round in 0..10 {
         let seat = mail.turn().expect("the game goes on");
         let other = (seat + 1) % 3 + 1;
@@ -893,7 +854,7 @@ fn racing_new_games_on_one_path_create_one() {
             .output()
             .expect("runs");
         assert!(out.status.success(), "{}", text(&out.stderr));
-        let lines = parse_record(&std::fs::read_to_string(dir.path().join(RECORD)).expect("record"));
+        let lines = typed_lines(&std::fs::read_to_string(dir.path().join(RECORD)).expect("record"));
         let Some(Line::Reveal(r)) = lines.last() else {
             panic!("no reveal line")
         };
@@ -932,7 +893,7 @@ fn views_racing_plays_are_consistent() {
             }
             views
         });
-        let mut rng = Rng(21);
+        let mut rng = Rng::new(21);
         for _ in 0..24 {
             let seat = mail.turn().expect("placement goes on");
             let action = choose(&legal_of(&mail.view(seat)), &mut rng, Doubts::Never);
@@ -963,7 +924,7 @@ fn crash(dir: &Path, args: &[&str]) -> Output {
 #[test]
 fn a_crash_mid_update_leaves_the_record_as_it_was() {
     let mut mail = Mail::new("pegchow", &["players=2"], 2);
-    let mut rng = Rng(31);
+    let mut rng = Rng::new(31);
     for _ in 0..2 {
         let seat = mail.turn().expect("on");
         let action = rng.pick(&legal_of(&mail.view(seat))).clone();
@@ -1052,7 +1013,7 @@ fn the_next_update_removes_the_temporary_files_of_killed_ones() {
     for name in &bystanders {
         std::fs::write(mail.dir().join(name), "keep").unwrap();
     }
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let seat = mail.turn().expect("on");
     let action = rng.pick(&legal_of(&mail.view(seat))).clone();
     let before = mail.bytes();

@@ -1,7 +1,8 @@
 //! Property tests of every parser in the crate: agent lines, controller commands and
 //! whole controller sessions, the actions, state strings and view strings of every
-//! game, records, time controls and options. `fuzz/` runs the same kinds of checks
-//! open-ended.
+//! game, records, time controls and options. The checks themselves are in
+//! `property_checks/mod.rs`, which the fuzz targets of `fuzz/` include too and run
+//! open-ended; this file holds the strategies that feed them.
 //!
 //! Each parser is fed fully arbitrary text (or bytes), text drawn from its own
 //! alphabet, and mutations of valid input (states, views and records of games played
@@ -19,22 +20,17 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::Value;
 
-use referee::builtin::{self, Strategy as Bot};
-use referee::clock::{SeatClock, TimeControl};
-use referee::game::idoubtit::board::{Kind, Piece, Side};
-use referee::game::idoubtit::notation::{Action, Promotion};
-use referee::game::idoubtit::rules::Variant;
-use referee::game::idoubtit::state::{self as idt_state, Lens};
-use referee::game::multichess::state as multi_state;
+use referee::clock::TimeControl;
 use referee::game::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Rejection, Seat, SetupError, Turn,
+    ActionKind, EndReason, ForfeitKind, GameId, Options, Outcome, Rejection, Seat, SetupError,
 };
 use referee::protocol::agent::{AgentInput, FromAgent, GoClock, ToAgent};
-use referee::protocol::controller::{Command, Controller};
-use referee::record::{
-    self, ActionLine, ForfeitLine, Header, Line, RecordWriter, Replay, ResultLine, SeatEntry, FORMAT, GENESIS,
-};
+use referee::protocol::controller::Command;
+use referee::record;
 use referee::rng::Rng;
+
+mod property_checks;
+use property_checks::*;
 
 /// A small case count (multiplied by `PROPERTIES_SCALE`, when set, for a deeper run),
 /// and no regression files written into the project.
@@ -60,69 +56,10 @@ fn any_text() -> impl Strategy<Value = String> {
 }
 
 // ---------------------------------------------------------------------------------
-// Games, and games played here
+// Games: the setups (`SETUPS`) and the games played from them are in `property_checks`
 // ---------------------------------------------------------------------------------
 
-/// A game and the options it is played with.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Setup {
-    game: GameId,
-    options: &'static str,
-}
-
-const fn setup(game: GameId, options: &'static str) -> Setup {
-    Setup { game, options }
-}
-
-/// Every game, with several player counts and variants; small `max-plies` so that
-/// finished games come up too.
-const SETUPS: &[Setup] = &[
-    setup(GameId::PegChow, "players=2"),
-    setup(GameId::PegChow, "players=3"),
-    setup(GameId::PegChow, "players=4 max-plies=30"),
-    setup(GameId::PegChow, "colors-per-player=2"),
-    setup(GameId::Telka, "players=2 max-plies=12"),
-    setup(GameId::Telka, "players=3"),
-    setup(GameId::Telka, "players=4"),
-    setup(GameId::Telka, "colors-per-player=2"),
-    setup(GameId::IDoubtIt, "variant=0"),
-    setup(GameId::IDoubtIt, "variant=1 max-plies=6"),
-    setup(GameId::IDoubtIt, "variant=2"),
-    setup(GameId::IDoubtIt, "variant=3"),
-    setup(GameId::IDoubtIt, "variant=4"),
-    setup(GameId::IDoubtIt, "variant=7"),
-    setup(GameId::IDoubtIt, "variant=8"),
-    setup(GameId::IDoubtIt, "variant=9"),
-    setup(GameId::IDoubtIt, "variant=11 max-plies=5"),
-    setup(GameId::IDoubtIt, "variant=14"),
-    setup(GameId::MultiChess, "players=2"),
-    setup(GameId::MultiChess, "players=3 max-plies=9"),
-    setup(GameId::MultiChess, "players=5"),
-    setup(GameId::MultiChess, "players=8"),
-];
-
 impl Setup {
-    fn options(self) -> Options {
-        Options::parse(self.options.split_whitespace()).expect("setup options")
-    }
-
-    fn create(self, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
-        self.game.create(&self.options(), state)
-    }
-
-    fn start(self) -> Box<dyn Game> {
-        self.create(None).expect("start position")
-    }
-
-    fn variant(self) -> Variant {
-        let n = self.options().int("variant", 0, 0..=15).expect("variant");
-        Variant::from_number(n).expect("variant")
-    }
-
-    fn seats(self) -> usize {
-        self.start().seat_count()
-    }
-
     /// The characters of this game's state and view strings.
     fn alphabet(self) -> &'static str {
         match self.game {
@@ -152,52 +89,6 @@ fn any_setup() -> impl Strategy<Value = Setup> {
 fn setups_of(game: GameId) -> impl Strategy<Value = Setup> {
     let list: Vec<Setup> = SETUPS.iter().copied().filter(|s| s.game == game).collect();
     proptest::sample::select(list)
-}
-
-/// The seat to act, if any.
-fn to_act(game: &dyn Game) -> Option<Seat> {
-    match game.turn() {
-        Turn::Act { seat, .. } => Some(seat),
-        Turn::Over => None,
-    }
-}
-
-/// A legal action for the seat to act, chosen by `rng` (the forced one if any).
-fn pick_legal(game: &dyn Game, rng: &mut Rng) -> Option<String> {
-    if let Some(forced) = game.forced_action() {
-        return Some(forced);
-    }
-    let legal = game.legal_actions();
-    (!legal.is_empty()).then(|| legal[rng.below(legal.len())].clone())
-}
-
-/// Plays up to `plies` random legal actions chosen by `seed`, now and then letting the
-/// seat to act resign instead, so that positions after forfeits come up too.
-fn advance(game: &mut dyn Game, seed: u64, plies: usize) {
-    let mut rng = Rng::new(seed);
-    for _ in 0..plies {
-        let Some(seat) = to_act(game) else { break };
-        if rng.below(48) == 0 {
-            game.forfeit(seat, ForfeitKind::Resign);
-            continue;
-        }
-        let Some(action) = pick_legal(game, &mut rng) else {
-            break;
-        };
-        if let Err(e) = game.play(seat, &action) {
-            panic!(
-                "legal action `{action}` of seat {seat} rejected in `{}`: {e}",
-                game.state()
-            );
-        }
-    }
-}
-
-/// A game of `setup` after `plies` random plies.
-fn played(setup: Setup, seed: u64, plies: usize) -> Box<dyn Game> {
-    let mut game = setup.start();
-    advance(game.as_mut(), seed, plies);
-    game
 }
 
 // ---------------------------------------------------------------------------------
@@ -293,231 +184,6 @@ fn mutate(text: &str, edits: &[Edit], alphabet: &str) -> String {
         }
     }
     chars.into_iter().collect()
-}
-
-// ---------------------------------------------------------------------------------
-// Checks shared by several properties
-// ---------------------------------------------------------------------------------
-
-/// The I-Doubt-It view printer, with the visibility read back from a parsed view:
-/// hidden types are `Kind::Unknown`, and a supply given as a count hides the types of
-/// fresh pieces of that side (the same rule decides both, R-D9).
-fn print_idt_view(pos: &referee::game::idoubtit::rules::Position, viewer: Side) -> String {
-    let hidden_supply = |side: Side| pos.supply[side.index()].contains(&Kind::Unknown);
-    let sees = |p: &Piece, _pending: bool| {
-        p.kind != Kind::Unknown && !(hidden_supply(p.owner) && *p == Piece::new(p.owner, Kind::Pawn))
-    };
-    idt_state::print(pos, Lens::Seat(viewer, &sees))
-}
-
-/// The side the pending action of a parsed view was told to (a hidden promotion type
-/// means the viewer is the actor's opponent).
-fn viewer_of(pos: &referee::game::idoubtit::rules::Position, default: Side) -> Side {
-    match pos.pending.as_deref() {
-        Some(p) => match p.action {
-            Action::Move {
-                promotion: Promotion::To(Kind::Unknown),
-                ..
-            } => p.actor.opponent(),
-            Action::Move {
-                promotion: Promotion::To(_),
-                ..
-            } => p.actor,
-            _ => default,
-        },
-        None => default,
-    }
-}
-
-fn side_of(seat: Seat) -> Side {
-    Side::BOTH[seat.index().min(1)]
-}
-
-/// A view a game sent must parse with the game's view parser and print back to itself.
-fn check_real_view(setup: Setup, game: &dyn Game, seat: Seat) {
-    let text = game.view(seat).text().to_string();
-    assert!(!text.contains('\n'), "view `{text}` spans lines");
-    match setup.game {
-        GameId::PegChow | GameId::Telka => assert_eq!(text, game.state(), "nothing is hidden"),
-        GameId::IDoubtIt => {
-            let pos = idt_state::parse(&text, setup.variant(), true)
-                .unwrap_or_else(|e| panic!("view `{text}` of seat {seat} does not parse: {e:?}"));
-            assert_eq!(print_idt_view(&pos, side_of(seat)), text, "view of seat {seat}");
-        }
-        GameId::MultiChess => {
-            let (pos, seen) = multi_state::parse(&text, game.seat_count(), true)
-                .unwrap_or_else(|e| panic!("view `{text}` of seat {seat} does not parse: {e:?}"));
-            assert_eq!(
-                multi_state::print(&pos, Some((seat, seen.as_slice()))),
-                text,
-                "view of seat {seat}"
-            );
-        }
-    }
-}
-
-/// Exercises every query of a game, and checks that its state is accepted back and
-/// that its views parse and print back.
-fn check_game(setup: Setup, game: &dyn Game) {
-    let state = game.state();
-    assert!(!state.contains('\n'), "state `{state}` spans lines");
-    let again = setup
-        .create(Some(&state))
-        .unwrap_or_else(|e| panic!("{setup:?}: state `{state}` not accepted back: {e}"));
-    assert_eq!(again.state(), state, "{setup:?}: state does not round-trip");
-    let legal = game.legal_actions();
-    if game.outcome().is_none() {
-        assert_eq!(again.turn(), game.turn(), "turn after a round trip of `{state}`");
-        assert_eq!(
-            again.legal_actions(),
-            legal,
-            "legal actions after a round trip of `{state}`"
-        );
-    }
-    let _ = (
-        game.correct_actions(),
-        game.forced_action(),
-        game.plies(),
-        game.options(),
-    );
-    let _ = game.diagram(None);
-    for seat in Seat::all(game.seat_count()) {
-        let _ = (game.seat_label(seat), game.diagram(Some(seat)));
-        check_real_view(setup, game, seat);
-    }
-}
-
-/// Plays `action` for `seat` and checks what the rules promise: a rejection changes
-/// nothing, an accepted action is one of the legal actions of the seat to act, counts
-/// one ply, and leaves a state that round-trips.
-fn check_play(setup: Setup, game: &mut dyn Game, seat: Seat, action: &str) {
-    let (state, turn, plies, outcome) = (game.state(), game.turn(), game.plies(), game.outcome());
-    let legal = game.legal_actions();
-    let forced = game.forced_action();
-    match game.play(seat, action) {
-        Err(e) => {
-            let message = e.to_string();
-            assert!(!message.is_empty());
-            assert_eq!(
-                game.state(),
-                state,
-                "rejected `{action}` ({message}) changed the state"
-            );
-            assert_eq!(game.turn(), turn);
-            assert_eq!(game.plies(), plies);
-            assert_eq!(game.outcome(), outcome);
-        }
-        Ok(played) => {
-            assert!(
-                outcome.is_none(),
-                "`{action}` accepted after the game ended in `{state}`"
-            );
-            assert_eq!(
-                Some(seat),
-                to_act_of(turn),
-                "`{action}` accepted from seat {seat} out of turn"
-            );
-            assert!(
-                legal.iter().any(|a| a == action) || forced.as_deref() == Some(action),
-                "`{action}` accepted in `{state}` but not among the legal actions"
-            );
-            assert_eq!(game.plies(), plies + 1, "an accepted action counts one ply");
-            assert_eq!(played.seat_events.len(), game.seat_count());
-            for line in played.events.iter().chain(played.taken.iter()) {
-                assert!(!line.contains('\n'));
-            }
-            check_game(setup, game);
-        }
-    }
-}
-
-fn to_act_of(turn: Turn) -> Option<Seat> {
-    match turn {
-        Turn::Act { seat, .. } => Some(seat),
-        Turn::Over => None,
-    }
-}
-
-/// A state string given to `GameId::create`: a clean error listing problems, or a game
-/// whose state prints, parses back to the same string, and whose rules run.
-fn check_state_text(setup: Setup, text: &str) {
-    match setup.create(Some(text)) {
-        Err(SetupError::State(problems)) => {
-            assert!(!problems.is_empty(), "a bad state without a reason");
-            assert!(problems.iter().all(|p| !p.is_empty()));
-        }
-        Err(e) => panic!("{setup:?}: state `{text}` rejected as {e:?}, not as a bad state"),
-        Ok(mut game) => {
-            check_game(setup, game.as_ref());
-            // The rules must cope with any position the parser accepts.
-            if let Some(seat) = to_act(game.as_ref()) {
-                let mut rng = Rng::new(text.len() as u64);
-                if let Some(action) = pick_legal(game.as_ref(), &mut rng) {
-                    let mut copy = game.boxed_clone();
-                    if let Err(e) = copy.play(seat, &action) {
-                        panic!("{setup:?}: legal `{action}` rejected in the parsed state `{text}`: {e}");
-                    }
-                    check_game(setup, copy.as_ref());
-                }
-                game.forfeit(seat, ForfeitKind::Timeout);
-                let _ = (game.state(), game.outcome(), game.legal_actions());
-            }
-        }
-    }
-}
-
-/// A view string given to its game's view parser, and then to a built-in agent: no
-/// panic; a view that parses prints back to a view that parses to the same text.
-fn check_view_text(setup: Setup, seat: Seat, text: &str) {
-    match setup.game {
-        GameId::PegChow | GameId::Telka => {}
-        GameId::IDoubtIt => {
-            if let Ok(pos) = idt_state::parse(text, setup.variant(), true) {
-                let viewer = viewer_of(&pos, side_of(seat));
-                let printed = print_idt_view(&pos, viewer);
-                let again = idt_state::parse(&printed, setup.variant(), true).unwrap_or_else(|e| {
-                    panic!("view `{text}` printed as `{printed}`, which does not parse: {e:?}")
-                });
-                assert_eq!(print_idt_view(&again, viewer), printed);
-            }
-        }
-        GameId::MultiChess => {
-            if let Ok((pos, seen)) = multi_state::parse(text, setup.seats(), true) {
-                let printed = multi_state::print(&pos, Some((pos.to_move, seen.as_slice())));
-                let (again, seen) = multi_state::parse(&printed, setup.seats(), true).unwrap_or_else(|e| {
-                    panic!("view `{text}` printed as `{printed}`, which does not parse: {e:?}")
-                });
-                assert_eq!(
-                    multi_state::print(&again, Some((pos.to_move, seen.as_slice()))),
-                    printed
-                );
-            }
-        }
-    }
-    check_bot(setup, seat, text);
-}
-
-/// A built-in agent told `view` must answer `go` with one `bestmove` line.
-fn check_bot(setup: Setup, seat: Seat, view: &str) {
-    if view.contains(['\n', '\r']) {
-        return; // one line is all a view can be
-    }
-    let options = setup.start().options();
-    let script = format!(
-        "protocol 1\nisready\nnewgame game {} seat {seat} seats {} options {options}\nview {view}\ngo move movetime 10\nquit\n",
-        setup.game,
-        setup.seats()
-    );
-    for bot in [Bot::Random, Bot::Greedy] {
-        let mut out = Vec::new();
-        builtin::run(bot, 7, script.as_bytes(), &mut out).expect("in-memory output");
-        let out = String::from_utf8(out).expect("bots write UTF-8");
-        assert_eq!(
-            out.lines().filter(|l| l.starts_with("bestmove ")).count(),
-            1,
-            "{out}"
-        );
-    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -796,13 +462,7 @@ proptest! {
     /// `from_line`, which keeps the text in the line's buffer, reads the same.
     #[test]
     fn agent_lines_are_classified(line in agent_line()) {
-        prop_assert_eq!(FromAgent::from_line(line.clone()), FromAgent::parse(&line));
-        match FromAgent::parse(&line) {
-            FromAgent::BestMove(a) => prop_assert!(!a.contains(char::is_whitespace)),
-            FromAgent::IdName(s) | FromAgent::IdAuthor(s) => prop_assert_eq!(s.trim(), s.as_str()),
-            FromAgent::Info(_) | FromAgent::Option(_) | FromAgent::Unknown(_) => {}
-            FromAgent::ProtocolOk | FromAgent::ReadyOk => {}
-        }
+        check_agent_line(&line);
     }
 
     /// Agent answers as a bot would print them are read back.
@@ -853,36 +513,13 @@ proptest! {
             script.push('\n');
         }
         script.push_str("go move movetime 5\n");
-        let goes = script
-            .lines()
-            .map(AgentInput::parse)
-            .take_while(|l| *l != AgentInput::Quit)
-            .filter(|l| matches!(l, AgentInput::Go { .. }))
-            .count();
-        for bot in [Bot::Random, Bot::Greedy] {
-            let mut out = Vec::new();
-            builtin::run(bot, seed, script.as_bytes(), &mut out).expect("in-memory output");
-            let out = String::from_utf8(out).expect("bots write UTF-8");
-            prop_assert_eq!(out.lines().filter(|l| l.starts_with("bestmove ")).count(), goes, "{}", out);
-        }
+        check_bots(&script, seed);
     }
 }
 
 // ---------------------------------------------------------------------------------
 // Controller
 // ---------------------------------------------------------------------------------
-
-/// The error kinds of the controller protocol.
-const ERROR_KINDS: [&str; 8] = [
-    "usage",
-    "setup",
-    "no-game",
-    "malformed",
-    "illegal",
-    "turn",
-    "over",
-    "record",
-];
 
 /// Text shaped like controller commands.
 fn command_line() -> impl Strategy<Value = String> {
@@ -912,16 +549,6 @@ proptest! {
             Err(e) => check_error_line(&e.to_string()),
         }
     }
-}
-
-/// An `error` line: `error <kind> <message>`, on one line.
-fn check_error_line(line: &str) {
-    assert!(!line.contains('\n'), "`{line}` spans lines");
-    let mut words = line.splitn(3, ' ');
-    assert_eq!(words.next(), Some("error"), "`{line}`");
-    let kind = words.next().unwrap_or("");
-    assert!(ERROR_KINDS.contains(&kind), "`{line}`: unknown error kind");
-    assert!(!words.next().unwrap_or("").is_empty(), "`{line}`: no message");
 }
 
 /// One step of a controller session.
@@ -958,83 +585,8 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-/// A controller and a scratch directory for its record files.
-struct Session {
-    controller: Controller,
-    dir: tempfile::TempDir,
-}
-
 impl Session {
-    fn new() -> Session {
-        Session {
-            controller: Controller::new(),
-            dir: tempfile::tempdir().expect("temporary directory"),
-        }
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.dir.path().join(name).to_string_lossy().into_owned()
-    }
-
-    /// Everything a rejected command must leave as it was: the answers to the
-    /// read-only commands, and the record so far.
-    fn snapshot(&mut self) -> Vec<String> {
-        let path = self.path("snapshot.jsonl");
-        let mut out = Vec::new();
-        for command in ["state", "turn", "result", "legal"] {
-            let a = self.controller.execute(command);
-            out.extend(a.lines);
-            out.push(a.last);
-        }
-        let recorded = self.controller.execute(&format!("record {path}"));
-        if recorded.last == "ok" {
-            let text = std::fs::read_to_string(&path).expect("record written");
-            // The last line's hash stands for the whole chain.
-            out.push(
-                text.lines()
-                    .map(|l| l.len().to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
-            out.extend(text.lines().last().map(str::to_string));
-        }
-        out.push(recorded.last);
-        out
-    }
-
-    /// Executes one line and checks the shape of the answer; a rejected command must
-    /// change nothing. Returns the answer's lines and whether it was `ok`.
-    fn run(&mut self, line: &str) -> (Vec<String>, bool) {
-        let before = self.snapshot();
-        let answer = self.controller.execute(line);
-        for l in &answer.lines {
-            assert!(!l.contains('\n'), "`{line}`: data line `{l}` spans lines");
-            assert!(
-                l != "ok" && !l.starts_with("error "),
-                "`{line}`: data line `{l}` reads as a final line"
-            );
-        }
-        assert_eq!(answer.quit, Command::parse(line) == Ok(Command::Quit));
-        if answer.last == "ok" {
-            return (answer.lines, true);
-        }
-        check_error_line(&answer.last);
-        assert!(answer.lines.is_empty(), "`{line}`: an error after data lines");
-        assert_eq!(
-            self.snapshot(),
-            before,
-            "`{line}` was rejected ({}) but changed something",
-            answer.last
-        );
-        (answer.lines, false)
-    }
-
-    /// The one data line of a query.
-    fn query(&mut self, line: &str) -> Option<String> {
-        let a = self.controller.execute(line);
-        (a.last == "ok").then(|| a.lines.concat())
-    }
-
+    /// Runs one step (the checks are those of `Session::run`).
     fn step(&mut self, step: Step) {
         let line = match step {
             Step::New(setup, None) => format!("new {} {}", setup.game, setup.options),
@@ -1043,74 +595,23 @@ impl Session {
                 let state = mutate(&game.state(), &edits, setup.alphabet());
                 format!("new {} {} state={state}", setup.game, setup.options)
             }
-            Step::PlayLegal(i) => {
-                let (Some(turn), Some(legal)) = (self.query("turn"), self.query("legal")) else {
-                    return;
-                };
-                let Some(seat) = turn.split(' ').nth(1).filter(|s| *s != "none") else {
-                    return;
-                };
-                let legal: Vec<&str> = legal.split(' ').filter(|a| !a.is_empty()).collect();
-                if legal.is_empty() {
-                    return;
-                }
-                let line = format!("play {seat} {}", legal[i.index(legal.len())]);
-                let (_, ok) = self.run(&line);
-                assert!(ok, "`{line}` of the legal list rejected");
-                self.check_state_accepted_back();
-                return;
-            }
+            Step::PlayLegal(i) => return self.play_legal(|n| i.index(n)),
             Step::Play(seat, action) => format!("play {seat} {action}"),
             Step::Resign(seat) => format!("resign {seat}"),
             Step::Look(seat) => {
                 self.run(&format!("show {seat}"));
                 format!("view {seat}")
             }
-            Step::RecordLoad => {
-                let path = self.path("game.jsonl");
-                let state = self.query("state");
-                let (_, ok) = self.run(&format!("record {path}"));
-                if ok {
-                    let (_, loaded) = self.run(&format!("load {path}"));
-                    assert!(loaded, "a record the controller wrote does not load");
-                    assert_eq!(self.query("state"), state, "a record loads back to another state");
-                }
-                return;
-            }
+            Step::RecordLoad => return self.record_load(),
             Step::LoadGarbage(bytes) => {
                 let path = self.path("garbage.jsonl");
                 std::fs::write(&path, &bytes).expect("scratch file");
                 format!("load {path}")
             }
             // `record`/`load` of arbitrary lines stay inside the scratch directory.
-            Step::Raw(line) => match Command::parse(&line) {
-                Ok(Command::Record(_)) => format!("record {}", self.path("raw.jsonl")),
-                Ok(Command::Load(_)) => format!("load {}", self.path("raw.jsonl")),
-                _ => line,
-            },
+            Step::Raw(line) => return self.raw(&line),
         };
         self.run(&line);
-    }
-
-    /// The `state` answer is accepted back by `new <game> <options in force> state=`,
-    /// and the record so far replays to it.
-    fn check_state_accepted_back(&mut self) {
-        let Some(state) = self.query("state") else { return };
-        let path = self.path("check.jsonl");
-        if self.query(&format!("record {path}")).is_none() {
-            return;
-        }
-        let replay =
-            record::replay_file(std::path::Path::new(&path)).expect("the controller's record replays");
-        assert_eq!(replay.game.state(), state, "the record replays to another state");
-        let mut other = Controller::new();
-        let new = format!(
-            "new {} {} state={state}",
-            replay.header.game, replay.header.options
-        );
-        let answer = other.execute(&new);
-        assert_eq!(answer.last, "ok", "`{new}`");
-        assert_eq!(other.execute("state").lines, vec![state]);
     }
 }
 
@@ -1120,7 +621,8 @@ proptest! {
     /// Whole controller sessions of random command lines.
     #[test]
     fn controller_sessions_answer_cleanly(steps in proptest::collection::vec(step(), 1..24)) {
-        let mut session = Session::new();
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut session = Session::new(dir.path());
         for step in steps {
             session.step(step);
         }
@@ -1130,183 +632,6 @@ proptest! {
 // ---------------------------------------------------------------------------------
 // Records
 // ---------------------------------------------------------------------------------
-
-/// A valid record of a game of `setup` played here, from the start or from a state
-/// reached by `lead` plies, with agents' timings and forfeits of every kind, finished
-/// or not; and the state it ends in.
-fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<u8>, String) {
-    let mut rng = Rng::new(seed);
-    let mut state = None;
-    let mut game = setup.start();
-    if lead > 0 {
-        let before = played(setup, seed ^ 0x5eed, lead);
-        if before.outcome().is_none() {
-            state = Some(before.state());
-            game = setup.create(state.as_deref()).expect("state of a played game");
-        }
-    }
-    let controls = [None, Some("10+0.1"), Some("40/60+0.5"), Some("st=1")];
-    let header = Header {
-        format: FORMAT,
-        referee: "0.1.0".into(),
-        game: setup.game.to_string(),
-        options: game.options(),
-        state,
-        seats: Seat::all(game.seat_count())
-            .map(|seat| SeatEntry {
-                seat: seat.number(),
-                label: game.seat_label(seat),
-                name: "random".into(),
-                command: (seat.number() % 2 == 0).then(|| "referee agent random".into()),
-            })
-            .collect(),
-        seed,
-        time_control: controls[rng.below(controls.len())].map(str::to_string),
-        sandbox: (rng.below(2) == 0).then(|| "bubblewrap 0.8.0".into()),
-        start: "2025-01-01T00:00:00Z".into(),
-    };
-    // The seats' clocks, charged as the match loop charges them: what verify checks
-    // every `clock_ms` against.
-    let control = header
-        .time_control
-        .as_deref()
-        .map(|tc| TimeControl::parse_recorded(tc).expect("a valid control"));
-    let mut clocks = vec![control.map(SeatClock::new); game.seat_count()];
-    // Openings come first: only while no other action was made.
-    let mut in_opening = control.is_some();
-    let mut bytes = Vec::new();
-    let mut w = RecordWriter::new(&mut bytes);
-    w.write(&Line::Header(header)).expect("in memory");
-    for _ in 0..plies {
-        let Some(seat) = to_act(game.as_ref()) else { break };
-        let think = Duration::from_millis(rng.below(1000) as u64);
-        let flag_fell = game.forced_action().is_none()
-            && clocks[seat.index()]
-                .clone()
-                .is_some_and(|mut c| !c.charge(think, Duration::from_millis(50)));
-        let line = match rng.below(30) {
-            _ if flag_fell => {
-                let events = game.forfeit(seat, ForfeitKind::Timeout).events;
-                Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
-                    reason: ForfeitKind::Timeout,
-                    detail: "out of time".into(),
-                    action: None,
-                    events,
-                })
-            }
-            0 => {
-                let events = game.forfeit(seat, ForfeitKind::Illegal).events;
-                Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
-                    reason: ForfeitKind::Illegal,
-                    detail: "illegal action".into(),
-                    action: Some("zz".into()),
-                    events,
-                })
-            }
-            1 => {
-                let kinds = [
-                    ForfeitKind::Timeout,
-                    ForfeitKind::Crash,
-                    ForfeitKind::Protocol,
-                    ForfeitKind::Resign,
-                ];
-                let reason = kinds[rng.below(kinds.len())];
-                let events = game.forfeit(seat, reason).events;
-                Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
-                    reason,
-                    detail: format!("{reason}"),
-                    action: None,
-                    events,
-                })
-            }
-            _ => {
-                let Some(action) = pick_legal(game.as_ref(), &mut rng) else {
-                    break;
-                };
-                let forced = game.forced_action().as_deref() == Some(action.as_str());
-                let played = game.play(seat, &action).expect("legal");
-                in_opening &= !forced && game.plies() <= 2 && rng.below(2) == 0;
-                // Agents' actions are timed, now and then not (a controller went on
-                // with a match record); the referee's own, forced or opening, never.
-                let clock = clocks[seat.index()]
-                    .as_mut()
-                    .filter(|_| !forced && !in_opening && rng.below(8) > 0);
-                let timing = clock.map(|c| {
-                    assert!(c.charge(think, Duration::from_millis(50)), "checked above");
-                    (think.as_millis() as u64, c.left().as_millis() as u64)
-                });
-                Line::Action(ActionLine {
-                    ply: game.plies(),
-                    seat: seat.number(),
-                    action,
-                    taken: played.taken,
-                    forced,
-                    opening: in_opening,
-                    events: played.events,
-                    think_ms: timing.map(|t| t.0),
-                    clock_ms: timing.map(|t| t.1),
-                })
-            }
-        };
-        w.write(&line).expect("in memory");
-        if let Some(o) = game.outcome() {
-            let result = ResultLine {
-                places: o.places,
-                reason: o.reason.to_string(),
-                plies: game.plies(),
-                state: game.state(),
-                escaped: None,
-            };
-            w.write(&Line::Result(result)).expect("in memory");
-            break;
-        }
-    }
-    (bytes, game.state())
-}
-
-/// Writes a replayed record back with the crate's own writer.
-fn rewrite(replay: &Replay) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let mut w = RecordWriter::new(&mut bytes);
-    w.write(&Line::Header(replay.header.clone())).expect("in memory");
-    for line in &replay.lines {
-        w.write(line).expect("in memory");
-    }
-    bytes
-}
-
-/// Any bytes given to `record::replay`: a clean error, or a record that writes back
-/// and replays again to the same game, and whose seat histories can be derived.
-fn check_record(bytes: &[u8]) {
-    match record::replay(bytes) {
-        Err(e) => assert!(!e.message.is_empty()),
-        Ok(replay) => {
-            assert!(replay.complete_len as usize <= bytes.len());
-            let again =
-                record::replay(&rewrite(&replay)[..]).expect("a replayed record written back replays");
-            assert_eq!(again.lines, replay.lines);
-            assert_eq!(again.game.state(), replay.game.state());
-            let told = record::seat_histories(&replay);
-            assert_eq!(told.len(), replay.game.seat_count());
-        }
-    }
-}
-
-/// Seals JSON bodies into a hash chain, as the writer would.
-fn seal_bodies(bodies: &[String]) -> Vec<u8> {
-    let mut prev = GENESIS.to_string();
-    let mut out = String::new();
-    for body in bodies {
-        let hash = record::chain_hash(&prev, body.as_bytes());
-        out.push_str(body.strip_suffix('}').unwrap_or(body));
-        out.push_str(&format!(",\"hash\":\"{hash}\"}}\n"));
-        prev = hash;
-    }
-    out.into_bytes()
-}
 
 /// One edit of a record's content (the chain is sealed again afterwards, so the edit
 /// reaches the checks behind the hashes).
@@ -1495,27 +820,6 @@ fn control_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// An accepted control prints in a form that reads back as the same control, and
-/// drives a clock without panicking.
-fn check_control(parsed: Result<TimeControl, referee::clock::TimeControlError>) {
-    match parsed {
-        Err(e) => assert!(!e.to_string().is_empty()),
-        Ok(tc) => {
-            let printed = tc.to_string();
-            assert_eq!(
-                TimeControl::parse_recorded(&printed),
-                Ok(tc),
-                "`{printed}` does not read back"
-            );
-            let mut clock = SeatClock::new(tc);
-            for used in [0, 1, 10_000, 3_600_000] {
-                let _ = (clock.go(), clock.budget(), clock.left());
-                clock.charge(Duration::from_millis(used), Duration::from_millis(50));
-            }
-        }
-    }
-}
-
 proptest! {
     #![proptest_config(config(3000))]
 
@@ -1551,22 +855,7 @@ proptest! {
             0..5,
         ),
     ) {
-        match Options::parse(words.iter().map(String::as_str)) {
-            Err(e) => prop_assert!(!e.to_string().is_empty()),
-            Ok(options) => {
-                prop_assert_eq!(options.iter().count(), words.len(), "a key given twice was accepted");
-                for w in &words {
-                    let (k, v) = w.split_once('=').expect("accepted words are KEY=VALUE");
-                    prop_assert!(!k.is_empty() && !v.is_empty());
-                }
-                if words.iter().all(|w| !w.contains(char::is_whitespace)) {
-                    let printed = options.to_string();
-                    prop_assert_eq!(Options::parse(printed.split_whitespace()), Ok(options.clone()));
-                }
-                let json = serde_json::to_string(&options).expect("JSON");
-                prop_assert_eq!(serde_json::from_str::<Options>(&json).expect("JSON"), options);
-            }
-        }
+        check_options(&words);
     }
 
     /// Every game checks its options: unknown keys and bad values are setup errors,
@@ -1580,16 +869,7 @@ proptest! {
         ),
     ) {
         let Ok(options) = Options::parse(words.iter().map(String::as_str)) else { return Ok(()) };
-        match game.create(&options, None) {
-            Err(SetupError::Option(m)) => prop_assert!(!m.is_empty()),
-            Err(e) => return Err(TestCaseError::fail(format!("options {options} rejected as {e:?}"))),
-            Ok(g) => {
-                let in_force = g.options();
-                let again = game.create(&in_force, None).expect("options in force are accepted back");
-                prop_assert_eq!(again.options(), in_force);
-                prop_assert_eq!(again.state(), g.state());
-            }
-        }
+        check_game_options(game, &options);
     }
 }
 

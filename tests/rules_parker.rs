@@ -8,6 +8,8 @@
 //! independent of `src/game/parker` (see `Board`), so the rules do not grade
 //! themselves.
 
+mod cli_support;
+
 use std::collections::{BTreeSet, HashMap};
 
 use referee::game::parker::board::{Colour, Point, POINTS};
@@ -1334,16 +1336,10 @@ struct Case<'a> {
 }
 
 fn parse_cases(text: &str) -> Vec<Case<'_>> {
-    let mut cases = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split(" | ").map(str::trim).collect();
-        assert_eq!(fields.len(), 5, "cases.txt:{}: expected 5 fields: {raw}", i + 1);
-        cases.push(Case {
-            line: i + 1,
+    cli_support::case_rows(text, 5)
+        .into_iter()
+        .map(|(line, fields)| Case {
+            line,
             game: GameId::parse(fields[0]).expect("game id"),
             options: match fields[1] {
                 "-" => Vec::new(),
@@ -1352,9 +1348,8 @@ fn parse_cases(text: &str) -> Vec<Case<'_>> {
             state: (fields[2] != "start").then_some(fields[2]),
             action: fields[3],
             expected: fields[4],
-        });
-    }
-    cases
+        })
+        .collect()
 }
 
 /// What happened, in the case file's words.

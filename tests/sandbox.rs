@@ -1,5 +1,5 @@
 //! Bots cannot cheat through the operating system: each attack of
-//! `fixtures/hostile/attack.py` runs in seat 1 of a real match, in the sandbox, while
+//! `fixtures/bots/attack.py` runs in seat 1 of a real match, in the sandbox, while
 //! its seat plays legal moves. The attacker reads nothing of the record, the logs or
 //! the referee, writes into no other pipe, signals nobody, and nothing it starts
 //! outlives the match, or a SIGKILLed referee; the innocent seat never forfeits.
@@ -18,24 +18,16 @@ use tempfile::TempDir;
 
 /// Whether the attack tests can run here; says why not.
 fn can_attack() -> bool {
-    let python = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !python {
-        eprintln!("note: skipping a sandbox attack test: python3 is not on PATH");
-    }
-    python && sandbox_available()
+    have_python() && sandbox_available()
 }
 
 /// The `--agent` command of `attack.py MODE` with its seed and tag; where to look is
 /// told through `ATTACK_DIR` (a path on an agent's command line would be refused
 /// when it lies in a hidden directory, and an attacker may know it anyway).
 fn attacker(mode: &str, seed: u32, tag: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile/attack.py");
     shell_words::join([
         "python3".to_string(),
-        script.to_string_lossy().into_owned(),
+        fixture_bot("attack.py").to_string_lossy().into_owned(),
         mode.to_string(),
         seed.to_string(),
         tag.to_string(),

@@ -5,23 +5,19 @@
 //! Every game uses the built-in agents (deterministic from the seed) or small sh bots
 //! in `fixtures/tournament/`, so two runs with the same arguments give the same JSON.
 
+mod cli_support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use referee::record::{self, Header, Line, RecordWriter};
+use referee::record::{Header, Line};
 use referee::tournament::stats::{Pentanomial, Sprt};
 use serde_json::{json, Value};
 
-/// Far above what any run here needs; only a hang gets near it.
-const HANG_BOUND: Duration = Duration::from_secs(300);
-
-/// The `referee` binary under test.
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_referee")
-}
+use cli_support::{exe, have_python, record_lines, reseal, HANG_BOUND};
 
 /// A file of the crate (fixtures, examples), by absolute path: agents run in a
 /// private working directory.
@@ -99,15 +95,6 @@ fn records(out: &Path) -> BTreeMap<usize, PathBuf> {
         }
     }
     found
-}
-
-/// The complete lines of a record, parsed.
-fn record_lines(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.split_inclusive('\n')
-        .filter(|l| l.ends_with('\n'))
-        .map(parse)
-        .collect()
 }
 
 /// Whether a record ends with its result line.
@@ -653,13 +640,6 @@ fn an_existing_out_needs_resume_with_the_same_arguments() {
 // ---------------------------------------------------------------------------
 // 4. Strength
 
-fn have_python() -> bool {
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn greedy_tops_a_table_of_three_bots() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1071,34 +1051,6 @@ fn small_args() -> Vec<String> {
     ])
 }
 
-/// The lines of a record, typed.
-fn typed_lines(path: &Path) -> Vec<Line> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .map(|l| {
-            let (body, _) = record::unseal(l).expect("a sealed line");
-            serde_json::from_str(&body).expect("a record line")
-        })
-        .collect()
-}
-
-/// `lines` as a record with an intact hash chain: what a forger, or a copy from
-/// another tournament, leaves.
-fn sealed(lines: &[Line]) -> Vec<u8> {
-    let mut w = RecordWriter::new(Vec::new());
-    for line in lines {
-        w.write(line).expect("written to memory");
-    }
-    w.into_inner()
-}
-
-/// Rewrites the record at `path` with `edit` applied to its lines, resealed.
-fn forge(path: &Path, edit: impl FnOnce(&mut Vec<Line>)) {
-    let mut lines = typed_lines(path);
-    edit(&mut lines);
-    std::fs::write(path, sealed(&lines)).unwrap();
-}
-
 fn header_of(lines: &mut [Line]) -> &mut Header {
     match lines.first_mut() {
         Some(Line::Header(h)) => h,
@@ -1203,20 +1155,20 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
         (
             "a seed no game has",
             "game-00001.jsonl",
-            Box::new(|p| forge(p, |l| header_of(l).seed = 12345)),
+            Box::new(|p| reseal(p, p, |l| header_of(l).seed = 12345)),
             "seed 12345, not game 1's seed",
         ),
         (
             "another entrant in a seat",
             "game-00002.jsonl",
-            Box::new(|p| forge(p, |l| header_of(l).seats[1].command = Some("sh bot.sh".into()))),
+            Box::new(|p| reseal(p, p, |l| header_of(l).seats[1].command = Some("sh bot.sh".into()))),
             "seat 2 was played by `sh bot.sh`, not by",
         ),
         (
             "a built-in entrant with another seed",
             "game-00000.jsonl",
             Box::new(|p| {
-                forge(p, |l| {
+                reseal(p, p, |l| {
                     let seat = &mut header_of(l).seats[0];
                     let command = seat.command.take().unwrap();
                     let cut = command.rfind(' ').unwrap();
@@ -1231,7 +1183,7 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
             // Consistent in itself (every clock reads 9 s), so that only the
             // tournament's own check can refuse it.
             Box::new(|p| {
-                forge(p, |l| {
+                reseal(p, p, |l| {
                     header_of(l).time_control = Some("st=9".into());
                     for line in l.iter_mut() {
                         if let Line::Action(a) = line {
@@ -1248,7 +1200,7 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
             "an opening cut short",
             "game-00001.jsonl",
             Box::new(|p| {
-                forge(p, |l| match &mut l[2] {
+                reseal(p, p, |l| match &mut l[2] {
                     Line::Action(a) => a.opening = false,
                     other => panic!("not an action: {other:?}"),
                 })
@@ -1259,7 +1211,7 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
             "an opening action after the agents began",
             "game-00001.jsonl",
             Box::new(|p| {
-                forge(p, |l| match &mut l[3] {
+                reseal(p, p, |l| match &mut l[3] {
                     Line::Action(a) => a.opening = true,
                     other => panic!("not an action: {other:?}"),
                 })
@@ -1280,7 +1232,7 @@ fn merge_and_resume_refuse_records_that_are_not_of_the_tournament() {
             "a forged result that keeps the chain",
             "game-00002.jsonl",
             Box::new(|p| {
-                forge(p, |l| match l.last_mut() {
+                reseal(p, p, |l| match l.last_mut() {
                     Some(Line::Result(r)) => r.plies += 1,
                     other => panic!("not a result: {other:?}"),
                 })

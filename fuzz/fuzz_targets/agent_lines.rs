@@ -3,12 +3,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use referee::protocol::agent::AgentInput;
 use referee_fuzz::{check_agent_line, check_bots, Setup};
 
 fuzz_target!(|input: (u8, u64, &str)| {
     let (setup, seed, text) = input;
     for line in text.split('\n') {
         check_agent_line(line);
+        let _ = AgentInput::parse(line);
     }
     let setup = Setup::pick(setup);
     let start = setup.start();

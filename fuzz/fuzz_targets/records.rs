@@ -1,22 +1,12 @@
 //! Records through `record::replay`: arbitrary bytes, bytes spliced into a valid
-//! record, and valid records with a line's JSON replaced and the hash chain sealed
+//! record (`build_record`: a game played here, from the start or a later state), and
+//! valid records with a line's JSON replaced and the hash chain sealed
 //! again (so the change reaches the rules checks behind the hashes).
 #![no_main]
 
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
 use referee::record;
-use referee_fuzz::{check_record, seal_bodies, valid_record, Setup};
-
-fn scratch() -> &'static std::path::Path {
-    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("referee-fuzz-records-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch directory");
-        dir
-    })
-}
+use referee_fuzz::{build_record, check_record, seal_bodies, Setup};
 
 fuzz_target!(|input: (u8, u8, u64, u16, u16, &[u8])| {
     let (mode, setup, seed, a, b, data) = input;
@@ -25,7 +15,13 @@ fuzz_target!(|input: (u8, u8, u64, u16, u16, &[u8])| {
         return;
     }
     let setup = Setup::pick(setup);
-    let (valid, _) = valid_record(scratch(), setup, seed, mode as usize / 3 % 40);
+    // Half of the records start from a state reached by up to 29 plies.
+    let lead = if seed % 2 == 0 {
+        0
+    } else {
+        (seed / 2 % 30) as usize
+    };
+    let (valid, _) = build_record(setup, seed, lead, mode as usize / 3 % 40);
     if mode % 3 == 1 {
         let at = a as usize % (valid.len() + 1);
         let to = (at + b as usize % 64).min(valid.len());

@@ -5,12 +5,17 @@
 
 use libfuzzer_sys::fuzz_target;
 use referee::clock::TimeControl;
-use referee_fuzz::{check_control, check_options};
+use referee::game::GameId;
+use referee_fuzz::{check_control, check_game_options, check_options};
 
 fuzz_target!(|text: &str| {
     check_control(TimeControl::parse_tc(text));
     check_control(TimeControl::parse_st(text));
     check_control(TimeControl::parse_recorded(text));
     let words: Vec<&str> = text.split_whitespace().collect();
-    check_options(&words);
+    if let Some(options) = check_options(&words) {
+        for game in GameId::ALL {
+            check_game_options(game, &options);
+        }
+    }
 });

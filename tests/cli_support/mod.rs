@@ -1,6 +1,8 @@
-//! Helpers shared by the command-line tests (`cli_match`, `cli_serve`,
-//! `misbehaving_agents`, the Python bot tests …): running the binary, driving a
-//! `serve` session, reading records, and looking for processes left behind.
+//! Helpers shared by the integration tests (`cli_match`, `cli_serve`, `hostile`,
+//! `misbehaving_agents`, `pbm`, `tournament`, the Python bot tests …): running the
+//! binary, the bots of `fixtures/bots/`, driving a `serve` session, reading and
+//! re-sealing records, seeded generators, and looking for processes left behind.
+//! Each helper exists here once; a test file keeps only what is its own.
 //!
 //! Each test file uses only some of them.
 #![allow(dead_code)]
@@ -11,6 +13,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command as StdCommand, Stdio}
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use referee::record::{Line, RecordWriter};
 use serde_json::Value;
 
 /// Far above what any command here needs; only a hang gets near it.
@@ -33,18 +36,19 @@ pub fn referee_in(dir: &Path) -> assert_cmd::Command {
     cmd
 }
 
-/// A bot script in `fixtures/match_bots/`.
-pub fn match_bot(name: &str) -> PathBuf {
+/// A bot of `fixtures/bots/` (its README lists them), by absolute path: agents start
+/// in a directory of their own.
+pub fn fixture_bot(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/match_bots")
+        .join("fixtures/bots")
         .join(name)
 }
 
-/// An `--agent` command line: `sh <fixture> <args…>`, every word quoted.
-pub fn bot_command(name: &str, args: &[&str]) -> String {
-    let script = match_bot(name);
+/// An `--agent` command line: `sh <fixture bot> <args…>`, every word quoted.
+pub fn bot_command<S: AsRef<str>>(name: &str, args: &[S]) -> String {
+    let script = fixture_bot(name);
     let mut words = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
-    words.extend(args.iter().map(|a| a.to_string()));
+    words.extend(args.iter().map(|a| a.as_ref().to_string()));
     shell_words::join(words)
 }
 
@@ -53,15 +57,22 @@ pub fn builtin_command(strategy: &str, seed: u64) -> String {
     format!("{} agent {strategy} --seed {seed}", quoted_exe())
 }
 
-/// Whether `python3` can be run (for the tests of the example bots in Python); prints
-/// why the test is skipped when not.
-pub fn have_python() -> bool {
-    let ok = StdCommand::new("python3")
-        .arg("--version")
+/// The absolute path of a working `python3`, or `None` (the caller skips what needs it).
+pub fn python3() -> Option<String> {
+    let out = StdCommand::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
         .output()
-        .is_ok_and(|o| o.status.success());
+        .ok()?;
+    let path = text(&out.stdout).trim().to_string();
+    (out.status.success() && !path.is_empty()).then_some(path)
+}
+
+/// Whether `python3` can be run (for the example bots and the bots of `fixtures/bots/`
+/// in Python); prints why the Python part of a test is skipped when not.
+pub fn have_python() -> bool {
+    let ok = python3().is_some();
     if !ok {
-        eprintln!("note: `python3 --version` failed: python3 is not on PATH, skipping this Python bot test");
+        eprintln!("note: python3 cannot be run (not on PATH?): skipping the Python part of this test");
     }
     ok
 }
@@ -145,6 +156,37 @@ impl Drop for Serve {
     }
 }
 
+/// The crate's SplitMix64 generator (`referee::rng::Rng`), drawn from by plain modulo:
+/// the streams of the tests that use it (kill moments, games by mail) stay as they were.
+pub struct SplitMix64(referee::rng::Rng);
+
+impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(referee::rng::Rng::new(seed))
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<'a>(&mut self, items: &'a [String]) -> &'a String {
+        &items[self.below(items.len())]
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// A small deterministic generator (xorshift64*), so that failures reproduce.
 pub struct Rng(pub u64);
 
@@ -173,6 +215,27 @@ pub fn record_lines(path: &Path) -> Vec<Value> {
             serde_json::from_str(l).unwrap_or_else(|e| panic!("record line {} is not JSON ({e}): {l}", i + 1))
         })
         .collect()
+}
+
+/// The rows of a case file (`fixtures/*/cases.txt`): each line that is neither blank
+/// nor a `#` comment, split at ` | ` into `fields` trimmed fields, with its line number.
+pub fn case_rows(text: &str, fields: usize) -> Vec<(usize, Vec<&str>)> {
+    let mut rows = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let row: Vec<&str> = line.split(" | ").map(str::trim).collect();
+        assert_eq!(
+            row.len(),
+            fields,
+            "cases.txt:{}: expected {fields} fields: {raw}",
+            i + 1
+        );
+        rows.push((i + 1, row));
+    }
+    rows
 }
 
 /// The `type` member of a record line.
@@ -225,6 +288,31 @@ pub fn sealed(lines: &[Value]) -> Vec<Vec<u8>> {
             format!("{open},\"hash\":\"{prev}\"}}\n").into_bytes()
         })
         .collect()
+}
+
+/// The lines of a record's text, typed, header first (their hashes are left to
+/// `verify`: here only the bodies are read).
+pub fn typed_lines(body: &str) -> Vec<Line> {
+    body.lines()
+        .map(|l| {
+            let (json, _) = referee::record::unseal(l).expect("a sealed line");
+            serde_json::from_str(&json).expect("a record line")
+        })
+        .collect()
+}
+
+/// Writes the record at `from` to `to` (which may be `from`) with `edit` applied to its
+/// typed lines, every line sealed again by the crate's own writer so that the hash
+/// chain is intact: what a forger, or a copy from elsewhere, leaves.
+pub fn reseal(from: &Path, to: &Path, edit: impl FnOnce(&mut Vec<Line>)) {
+    let body = std::fs::read_to_string(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    let mut lines = typed_lines(&body);
+    edit(&mut lines);
+    let mut w = RecordWriter::new(Vec::new());
+    for line in &lines {
+        w.write(line).expect("written to memory");
+    }
+    std::fs::write(to, w.into_inner()).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
 }
 
 /// Runs `referee verify` on `path`; returns (exit code, stdout, stderr).
@@ -281,6 +369,26 @@ pub fn processes_matching(patterns: &[&str]) -> Vec<String> {
         }
     }
     found
+}
+
+/// The processes matching `patterns` still there after up to `grace`; each is
+/// SIGKILLed (they are the caller's own), so that a failure leaves nothing running.
+pub fn kill_leftovers(patterns: &[&str], grace: Duration) -> Vec<String> {
+    let until = Instant::now() + grace;
+    loop {
+        let left = processes_matching(patterns);
+        if left.is_empty() || Instant::now() >= until {
+            for entry in &left {
+                let pid = entry.trim_start_matches("pid ").split(':').next().unwrap_or("");
+                if let Ok(pid) = pid.parse::<i32>() {
+                    let _ =
+                        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL);
+                }
+            }
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Asserts that no process matching `patterns` is left. Killed processes may take a
