@@ -4,6 +4,7 @@
 
 use super::board::{BoardKind, Kind, Piece, Side, Square};
 use super::notation::{Action, Promotion};
+use crate::game::geometry::{ray, Dir, DIAGONAL, KNIGHT, ORTHOGONAL, QUEEN};
 
 /// The variant number decoded (R-D1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -361,8 +362,7 @@ impl Position {
             }
         }
         for &(df, dr) in slides {
-            let mut cur = from;
-            while let Some(sq) = cur.offset(df, dr * fwd, board) {
+            for sq in ray(from, |sq: Square| sq.offset(df, dr * fwd, board)) {
                 match self.at(sq) {
                     None => f(sq),
                     Some(p) => {
@@ -372,7 +372,6 @@ impl Position {
                         break;
                     }
                 }
-                cur = sq;
             }
         }
     }
@@ -707,40 +706,18 @@ impl Position {
 /// the other board (which no state can hold) or a hidden type moves nowhere.
 fn movement(board: BoardKind, kind: Kind, promoted: bool) -> (&'static [Dir], &'static [Dir]) {
     const NONE: [Dir; 0] = [];
-    const ORTHO: [Dir; 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-    const DIAG: [Dir; 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-    const ALL: [Dir; 8] = [
-        (1, 0),
-        (-1, 0),
-        (0, 1),
-        (0, -1),
-        (1, 1),
-        (1, -1),
-        (-1, 1),
-        (-1, -1),
-    ];
-    const KNIGHT: [Dir; 8] = [
-        (1, 2),
-        (2, 1),
-        (2, -1),
-        (1, -2),
-        (-1, -2),
-        (-2, -1),
-        (-2, 1),
-        (-1, 2),
-    ];
     const GOLD: [Dir; 6] = [(0, 1), (1, 1), (-1, 1), (1, 0), (-1, 0), (0, -1)];
     const SILVER: [Dir; 5] = [(0, 1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
     const SHOGI_KNIGHT: [Dir; 2] = [(1, 2), (-1, 2)];
     const FORWARD: [Dir; 1] = [(0, 1)];
     match (board, kind, promoted) {
-        (_, Kind::King, _) => (&ALL, &NONE),
-        (BoardKind::Chess, Kind::Queen, _) => (&NONE, &ALL),
-        (BoardKind::Chess, Kind::Rook, _) | (BoardKind::Shogi, Kind::Rook, false) => (&NONE, &ORTHO),
-        (BoardKind::Chess, Kind::Bishop, _) | (BoardKind::Shogi, Kind::Bishop, false) => (&NONE, &DIAG),
+        (_, Kind::King, _) => (&QUEEN, &NONE),
+        (BoardKind::Chess, Kind::Queen, _) => (&NONE, &QUEEN),
+        (BoardKind::Chess, Kind::Rook, _) | (BoardKind::Shogi, Kind::Rook, false) => (&NONE, &ORTHOGONAL),
+        (BoardKind::Chess, Kind::Bishop, _) | (BoardKind::Shogi, Kind::Bishop, false) => (&NONE, &DIAGONAL),
         (BoardKind::Chess, Kind::Knight, _) => (&KNIGHT, &NONE),
-        (BoardKind::Shogi, Kind::Rook, true) => (&DIAG, &ORTHO),
-        (BoardKind::Shogi, Kind::Bishop, true) => (&ORTHO, &DIAG),
+        (BoardKind::Shogi, Kind::Rook, true) => (&DIAGONAL, &ORTHOGONAL),
+        (BoardKind::Shogi, Kind::Bishop, true) => (&ORTHOGONAL, &DIAGONAL),
         (BoardKind::Shogi, Kind::Gold, _)
         | (BoardKind::Shogi, Kind::Silver | Kind::Knight | Kind::Lance | Kind::Pawn, true) => (&GOLD, &NONE),
         (BoardKind::Shogi, Kind::Silver, false) => (&SILVER, &NONE),
@@ -750,9 +727,6 @@ fn movement(board: BoardKind, kind: Kind, promoted: bool) -> (&'static [Dir], &'
         _ => (&NONE, &NONE),
     }
 }
-
-/// A direction `(file, rank)`.
-type Dir = (i8, i8);
 
 /// A piece's type in words, for error messages.
 fn kind_name(piece: Piece, board: BoardKind) -> String {

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::board::{Area, Kind, Piece, Square, AREA};
+use crate::game::geometry::{ray, Dir, DIAGONAL, KING, KNIGHT, ORTHOGONAL, QUEEN};
 use crate::game::Seat;
 
 /// A move as written in R-M2: `1:e2-1:e4`, `b7-b8=Q`, castling `1:e1-1:g1`.
@@ -78,28 +79,15 @@ pub struct Position {
     pub out: Vec<Seat>,
 }
 
-const KING: [(i8, i8); 8] = [
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
-const KNIGHT: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-const ROOK: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const BISHOP: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+/// The lines a slider of `kind` moves along, and none for the other kinds.
+fn lines(kind: Kind) -> &'static [Dir] {
+    match kind {
+        Kind::Rook => &ORTHOGONAL,
+        Kind::Bishop => &DIAGONAL,
+        Kind::Queen => &QUEEN,
+        Kind::King | Kind::Knight | Kind::Pawn => &[],
+    }
+}
 
 /// What a move did on the true board.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,30 +162,20 @@ impl Position {
             return Vec::new();
         };
         let mut out = Vec::new();
-        let steps = |set: &[(i8, i8)], out: &mut Vec<Square>| {
-            out.extend(set.iter().filter_map(|&(f, r)| sq.offset(f, r, private)));
+        let steps: &[Dir] = match piece.kind {
+            Kind::King => &KING,
+            Kind::Knight => &KNIGHT,
+            Kind::Pawn => &[(-1, 1), (1, 1)],
+            Kind::Rook | Kind::Bishop | Kind::Queen => &[],
         };
-        let rays = |set: &[(i8, i8)], out: &mut Vec<Square>| {
-            for &(f, r) in set {
-                let mut cur = sq;
-                while let Some(next) = cur.offset(f, r, private) {
-                    out.push(next);
-                    if self.at(next).is_some() {
-                        break;
-                    }
-                    cur = next;
+        out.extend(steps.iter().filter_map(|&(f, r)| sq.offset(f, r, private)));
+        // A slider attacks along each line up to the first piece, that one included.
+        for &(f, r) in lines(piece.kind) {
+            for next in ray(sq, |s: Square| s.offset(f, r, private)) {
+                out.push(next);
+                if self.at(next).is_some() {
+                    break;
                 }
-            }
-        };
-        match piece.kind {
-            Kind::King => steps(&KING, &mut out),
-            Kind::Knight => steps(&KNIGHT, &mut out),
-            Kind::Pawn => steps(&[(-1, 1), (1, 1)], &mut out),
-            Kind::Rook => rays(&ROOK, &mut out),
-            Kind::Bishop => rays(&BISHOP, &mut out),
-            Kind::Queen => {
-                rays(&ROOK, &mut out);
-                rays(&BISHOP, &mut out);
             }
         }
         out
@@ -378,14 +356,8 @@ impl Position {
                 }
             }
             kind => {
-                let dirs: Vec<(i8, i8)> = match kind {
-                    Kind::Rook => ROOK.to_vec(),
-                    Kind::Bishop => BISHOP.to_vec(),
-                    _ => ROOK.iter().chain(&BISHOP).copied().collect(),
-                };
-                for (f, r) in dirs {
-                    let mut cur = from;
-                    while let Some(next) = cur.offset(f, r, ctx) {
+                for &(f, r) in lines(kind) {
+                    for next in ray(from, |s: Square| s.offset(f, r, ctx)) {
                         match self.at(next) {
                             None => out.push(next),
                             Some(p) => {
@@ -395,7 +367,6 @@ impl Position {
                                 break;
                             }
                         }
-                        cur = next;
                     }
                 }
             }
@@ -449,13 +420,10 @@ impl Position {
         if piece.kind.slides() {
             let df = (mv.to.file as i8 - mv.from.file as i8).signum();
             let dr = (mv.to.rank as i8 - mv.from.rank as i8).signum();
-            let mut cur = mv.from;
-            while let Some(next) = cur.offset(df, dr, ctx) {
-                if next == mv.to || self.at(next).is_some() {
-                    to = next;
-                    break;
-                }
-                cur = next;
+            if let Some(stop) =
+                ray(mv.from, |s: Square| s.offset(df, dr, ctx)).find(|&s| s == mv.to || self.at(s).is_some())
+            {
+                to = stop;
             }
         }
         let taken = Move {

@@ -2,8 +2,11 @@
 
 use std::fmt;
 
-use super::board::{Colour, Point, DIRECTIONS, POINTS};
+use super::board::{Colour, Point, POINTS};
 use super::table::Table;
+// A counter steps and leaps along the eight lines through its point (R-B4), the
+// eight neighbours of a king.
+use crate::game::geometry::{ray, KING as LINES};
 
 /// Which of the two Parker Brothers games is played on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,7 +161,7 @@ impl Position {
         let mut out = Vec::new();
         let mut scratch = self.clone();
         for from in self.counters(mover).collect::<Vec<_>>() {
-            for (dx, dy) in DIRECTIONS {
+            for (dx, dy) in LINES {
                 if let Some(to) = from.offset(dx, dy).filter(|&to| self.at(to).is_none()) {
                     out.push(Action::Path(vec![from, to]));
                 }
@@ -183,8 +186,10 @@ impl Position {
         out: &mut Vec<Action>,
     ) {
         let here = *path.last().expect("a chain starts somewhere");
-        for (dx, dy) in DIRECTIONS {
-            let (Some(over), Some(land)) = (here.offset(dx, dy), here.offset(2 * dx, 2 * dy)) else {
+        for (dx, dy) in LINES {
+            // A leap goes over the next point along a line and lands on the one after.
+            let mut line = ray(here, |p: Point| p.offset(dx, dy));
+            let (Some(over), Some(land)) = (line.next(), line.next()) else {
                 continue;
             };
             if self.at(over).is_none() || self.at(land).is_some() || visited & (1 << land.index()) != 0 {
@@ -208,12 +213,13 @@ impl Position {
     pub fn has_move(&self) -> bool {
         let mover = self.to_move;
         self.counters(mover).any(|from| {
-            DIRECTIONS.iter().any(|&(dx, dy)| match from.offset(dx, dy) {
-                Some(next) if self.at(next).is_none() => true,
-                Some(_) => from
-                    .offset(2 * dx, 2 * dy)
-                    .is_some_and(|land| self.at(land).is_none()),
-                None => false,
+            LINES.iter().any(|&(dx, dy)| {
+                let mut line = ray(from, |p: Point| p.offset(dx, dy));
+                match line.next() {
+                    Some(next) if self.at(next).is_none() => true,
+                    Some(_) => line.next().is_some_and(|land| self.at(land).is_none()),
+                    None => false,
+                }
             })
         })
     }
