@@ -79,16 +79,6 @@ pub struct Position {
     pub out: Vec<Seat>,
 }
 
-/// The lines a slider of `kind` moves along, and none for the other kinds.
-fn lines(kind: Kind) -> &'static [Dir] {
-    match kind {
-        Kind::Rook => &ORTHOGONAL,
-        Kind::Bishop => &DIAGONAL,
-        Kind::Queen => &QUEEN,
-        Kind::King | Kind::Knight | Kind::Pawn => &[],
-    }
-}
-
 /// What a move did on the true board.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Taken {
@@ -162,20 +152,29 @@ impl Position {
             return Vec::new();
         };
         let mut out = Vec::new();
-        let steps: &[Dir] = match piece.kind {
-            Kind::King => &KING,
-            Kind::Knight => &KNIGHT,
-            Kind::Pawn => &[(-1, 1), (1, 1)],
-            Kind::Rook | Kind::Bishop | Kind::Queen => &[],
+        let steps = |set: &[Dir], out: &mut Vec<Square>| {
+            out.extend(set.iter().filter_map(|&(f, r)| sq.offset(f, r, private)));
         };
-        out.extend(steps.iter().filter_map(|&(f, r)| sq.offset(f, r, private)));
         // A slider attacks along each line up to the first piece, that one included.
-        for &(f, r) in lines(piece.kind) {
-            for next in ray(sq, |s: Square| s.offset(f, r, private)) {
-                out.push(next);
-                if self.at(next).is_some() {
-                    break;
+        let rays = |set: &[Dir], out: &mut Vec<Square>| {
+            for &(f, r) in set {
+                for next in ray(sq, |s: Square| s.offset(f, r, private)) {
+                    out.push(next);
+                    if self.at(next).is_some() {
+                        break;
+                    }
                 }
+            }
+        };
+        match piece.kind {
+            Kind::King => steps(&KING, &mut out),
+            Kind::Knight => steps(&KNIGHT, &mut out),
+            Kind::Pawn => steps(&[(-1, 1), (1, 1)], &mut out),
+            Kind::Rook => rays(&ORTHOGONAL, &mut out),
+            Kind::Bishop => rays(&DIAGONAL, &mut out),
+            Kind::Queen => {
+                rays(&ORTHOGONAL, &mut out);
+                rays(&DIAGONAL, &mut out);
             }
         }
         out
@@ -356,7 +355,12 @@ impl Position {
                 }
             }
             kind => {
-                for &(f, r) in lines(kind) {
+                let dirs: &[Dir] = match kind {
+                    Kind::Rook => &ORTHOGONAL,
+                    Kind::Bishop => &DIAGONAL,
+                    _ => &QUEEN,
+                };
+                for &(f, r) in dirs {
                     for next in ray(from, |s: Square| s.offset(f, r, ctx)) {
                         match self.at(next) {
                             None => out.push(next),
