@@ -6,6 +6,7 @@
 //! structural: the only thing about a game that may reach an agent is a [`View`] or a
 //! [`SeatEvent`], and both can only be built by the game for one seat.
 
+pub mod geometry;
 pub mod idoubtit;
 pub mod multichess;
 pub mod options;

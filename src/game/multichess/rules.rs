@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::board::{Area, Kind, Piece, Square, AREA};
+use crate::game::geometry::{ray, Dir, DIAGONAL, KING, KNIGHT, ORTHOGONAL, QUEEN};
 use crate::game::Seat;
 
 /// A move as written in R-M2: `1:e2-1:e4`, `b7-b8=Q`, castling `1:e1-1:g1`.
@@ -78,29 +79,6 @@ pub struct Position {
     pub out: Vec<Seat>,
 }
 
-const KING: [(i8, i8); 8] = [
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
-const KNIGHT: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-const ROOK: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const BISHOP: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-
 /// What a move did on the true board.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Taken {
@@ -174,18 +152,17 @@ impl Position {
             return Vec::new();
         };
         let mut out = Vec::new();
-        let steps = |set: &[(i8, i8)], out: &mut Vec<Square>| {
+        let steps = |set: &[Dir], out: &mut Vec<Square>| {
             out.extend(set.iter().filter_map(|&(f, r)| sq.offset(f, r, private)));
         };
-        let rays = |set: &[(i8, i8)], out: &mut Vec<Square>| {
+        // A slider attacks along each line up to the first piece, that one included.
+        let rays = |set: &[Dir], out: &mut Vec<Square>| {
             for &(f, r) in set {
-                let mut cur = sq;
-                while let Some(next) = cur.offset(f, r, private) {
+                for next in ray(sq, |s: Square| s.offset(f, r, private)) {
                     out.push(next);
                     if self.at(next).is_some() {
                         break;
                     }
-                    cur = next;
                 }
             }
         };
@@ -193,11 +170,11 @@ impl Position {
             Kind::King => steps(&KING, &mut out),
             Kind::Knight => steps(&KNIGHT, &mut out),
             Kind::Pawn => steps(&[(-1, 1), (1, 1)], &mut out),
-            Kind::Rook => rays(&ROOK, &mut out),
-            Kind::Bishop => rays(&BISHOP, &mut out),
+            Kind::Rook => rays(&ORTHOGONAL, &mut out),
+            Kind::Bishop => rays(&DIAGONAL, &mut out),
             Kind::Queen => {
-                rays(&ROOK, &mut out);
-                rays(&BISHOP, &mut out);
+                rays(&ORTHOGONAL, &mut out);
+                rays(&DIAGONAL, &mut out);
             }
         }
         out
@@ -378,14 +355,13 @@ impl Position {
                 }
             }
             kind => {
-                let dirs: Vec<(i8, i8)> = match kind {
-                    Kind::Rook => ROOK.to_vec(),
-                    Kind::Bishop => BISHOP.to_vec(),
-                    _ => ROOK.iter().chain(&BISHOP).copied().collect(),
+                let dirs: &[Dir] = match kind {
+                    Kind::Rook => &ORTHOGONAL,
+                    Kind::Bishop => &DIAGONAL,
+                    _ => &QUEEN,
                 };
-                for (f, r) in dirs {
-                    let mut cur = from;
-                    while let Some(next) = cur.offset(f, r, ctx) {
+                for &(f, r) in dirs {
+                    for next in ray(from, |s: Square| s.offset(f, r, ctx)) {
                         match self.at(next) {
                             None => out.push(next),
                             Some(p) => {
@@ -395,7 +371,6 @@ impl Position {
                                 break;
                             }
                         }
-                        cur = next;
                     }
                 }
             }
@@ -449,13 +424,10 @@ impl Position {
         if piece.kind.slides() {
             let df = (mv.to.file as i8 - mv.from.file as i8).signum();
             let dr = (mv.to.rank as i8 - mv.from.rank as i8).signum();
-            let mut cur = mv.from;
-            while let Some(next) = cur.offset(df, dr, ctx) {
-                if next == mv.to || self.at(next).is_some() {
-                    to = next;
-                    break;
-                }
-                cur = next;
+            if let Some(stop) =
+                ray(mv.from, |s: Square| s.offset(df, dr, ctx)).find(|&s| s == mv.to || self.at(s).is_some())
+            {
+                to = stop;
             }
         }
         let taken = Move {

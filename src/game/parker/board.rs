@@ -91,18 +91,6 @@ impl fmt::Display for Point {
     }
 }
 
-/// The eight directions along the board's lines.
-pub const DIRECTIONS: [(i8, i8); 8] = [
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
-
 /// A counter colour, in turn order (R-B3: Blue → Yellow → Red → Green).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Colour {

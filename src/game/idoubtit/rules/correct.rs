@@ -6,6 +6,7 @@
 use super::super::board::{BoardKind, Kind, Piece, Side, Square};
 use super::super::notation::{Action, Promotion};
 use super::{Phase, Position};
+use crate::game::geometry::{ray, Dir, DIAGONAL, KNIGHT, ORTHOGONAL, QUEEN};
 
 impl Position {
     /// Squares the piece on `from` could reach by correct movement, captures included
@@ -54,8 +55,7 @@ impl Position {
             }
         }
         for &(df, dr) in slides {
-            let mut cur = from;
-            while let Some(sq) = cur.offset(df, dr * fwd, board) {
+            for sq in ray(from, |sq: Square| sq.offset(df, dr * fwd, board)) {
                 match self.at(sq) {
                     None => f(sq),
                     Some(p) => {
@@ -65,7 +65,6 @@ impl Position {
                         break;
                     }
                 }
-                cur = sq;
             }
         }
     }
@@ -304,40 +303,18 @@ impl Position {
 /// the other board (which no state can hold) or a hidden type moves nowhere.
 fn movement(board: BoardKind, kind: Kind, promoted: bool) -> (&'static [Dir], &'static [Dir]) {
     const NONE: [Dir; 0] = [];
-    const ORTHO: [Dir; 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-    const DIAG: [Dir; 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-    const ALL: [Dir; 8] = [
-        (1, 0),
-        (-1, 0),
-        (0, 1),
-        (0, -1),
-        (1, 1),
-        (1, -1),
-        (-1, 1),
-        (-1, -1),
-    ];
-    const KNIGHT: [Dir; 8] = [
-        (1, 2),
-        (2, 1),
-        (2, -1),
-        (1, -2),
-        (-1, -2),
-        (-2, -1),
-        (-2, 1),
-        (-1, 2),
-    ];
     const GOLD: [Dir; 6] = [(0, 1), (1, 1), (-1, 1), (1, 0), (-1, 0), (0, -1)];
     const SILVER: [Dir; 5] = [(0, 1), (1, 1), (-1, 1), (1, -1), (-1, -1)];
     const SHOGI_KNIGHT: [Dir; 2] = [(1, 2), (-1, 2)];
     const FORWARD: [Dir; 1] = [(0, 1)];
     match (board, kind, promoted) {
-        (_, Kind::King, _) => (&ALL, &NONE),
-        (BoardKind::Chess, Kind::Queen, _) => (&NONE, &ALL),
-        (BoardKind::Chess, Kind::Rook, _) | (BoardKind::Shogi, Kind::Rook, false) => (&NONE, &ORTHO),
-        (BoardKind::Chess, Kind::Bishop, _) | (BoardKind::Shogi, Kind::Bishop, false) => (&NONE, &DIAG),
+        (_, Kind::King, _) => (&QUEEN, &NONE),
+        (BoardKind::Chess, Kind::Queen, _) => (&NONE, &QUEEN),
+        (BoardKind::Chess, Kind::Rook, _) | (BoardKind::Shogi, Kind::Rook, false) => (&NONE, &ORTHOGONAL),
+        (BoardKind::Chess, Kind::Bishop, _) | (BoardKind::Shogi, Kind::Bishop, false) => (&NONE, &DIAGONAL),
         (BoardKind::Chess, Kind::Knight, _) => (&KNIGHT, &NONE),
-        (BoardKind::Shogi, Kind::Rook, true) => (&DIAG, &ORTHO),
-        (BoardKind::Shogi, Kind::Bishop, true) => (&ORTHO, &DIAG),
+        (BoardKind::Shogi, Kind::Rook, true) => (&DIAGONAL, &ORTHOGONAL),
+        (BoardKind::Shogi, Kind::Bishop, true) => (&ORTHOGONAL, &DIAGONAL),
         (BoardKind::Shogi, Kind::Gold, _)
         | (BoardKind::Shogi, Kind::Silver | Kind::Knight | Kind::Lance | Kind::Pawn, true) => (&GOLD, &NONE),
         (BoardKind::Shogi, Kind::Silver, false) => (&SILVER, &NONE),
@@ -347,9 +324,6 @@ fn movement(board: BoardKind, kind: Kind, promoted: bool) -> (&'static [Dir], &'
         _ => (&NONE, &NONE),
     }
 }
-
-/// A direction `(file, rank)`.
-type Dir = (i8, i8);
 
 /// A piece's type in words, for error messages.
 fn kind_name(piece: Piece, board: BoardKind) -> String {
