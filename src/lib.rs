@@ -13,5 +13,6 @@ pub mod protocol;
 pub mod record;
 pub mod referee;
 pub mod rng;
+pub mod serve;
 pub mod text;
 pub mod tournament;

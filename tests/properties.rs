@@ -25,9 +25,9 @@ use referee::game::{
     ActionKind, EndReason, ForfeitKind, GameId, Options, Outcome, Rejection, Seat, SetupError,
 };
 use referee::protocol::agent::{AgentInput, FromAgent, GoClock, ToAgent};
-use referee::protocol::controller::Command;
 use referee::record;
 use referee::rng::Rng;
+use referee::serve::Command;
 
 mod property_checks;
 use property_checks::*;

@@ -13,7 +13,7 @@ mod cli_support;
 use std::collections::{BTreeSet, HashMap};
 
 use referee::game::parker::board::{Colour, Point, POINTS};
-use referee::game::parker::{rules, state, table};
+use referee::game::parker::{rules, seating, state};
 use referee::game::{EndReason, ForfeitKind, Game, GameId, Options, Rejection, Seat, SetupError, Turn};
 use referee::rng::Rng;
 
@@ -1311,7 +1311,7 @@ fn r_b9_state_parse_and_print_are_inverse() {
     // Through the module API as well: parse(print(p)) == p for random positions.
     for words in TABLES {
         let per = if words.len() == 2 { 2 } else { 1 };
-        let t = table::Table::new(players_of(words), per).unwrap();
+        let t = seating::Seating::new(players_of(words), per).unwrap();
         for g in random_positions(TELKA, words, 3, 1, 60) {
             let (pos, out) = state::parse(&g.state(), &t).expect("printed states parse");
             assert!(out.is_empty());

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use referee::protocol::controller::Command;
+use referee::serve::Command;
 use referee_fuzz::{check_error_line, Session, Setup};
 
 /// One scratch directory for the record files of the whole run.

@@ -3,9 +3,9 @@
 //! the real process path. `random` and `greedy` decide from their seat's view only, as
 //! any bot must; `replay` plays back what its seat did in a record.
 
-mod greedy;
 mod idoubtit;
 mod multichess;
+mod parker;
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
@@ -66,7 +66,7 @@ impl Strategy {
 }
 
 /// What a bot knows about the game it is playing.
-struct Table {
+struct Assignment {
     game: GameId,
     options: Options,
     /// Its own seat number (1-based).
@@ -77,9 +77,13 @@ struct Table {
 pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, output: impl Write) -> io::Result<()> {
     let mut rng = Rng::new(seed);
     let mut memory = multichess::Memory::default();
-    converse(strategy.name(), true, input, output, |table, view, events| {
-        choose(strategy, table, view, events, &mut memory, &mut rng)
-    })
+    converse(
+        strategy.name(),
+        true,
+        input,
+        output,
+        |assignment, view, events| choose(strategy, assignment, view, events, &mut memory, &mut rng),
+    )
 }
 
 /// The actions each seat's agent submitted in a record, in order, for
@@ -120,23 +124,23 @@ pub fn run_replay(
     output: impl Write,
 ) -> io::Result<()> {
     let mut warned = false;
-    converse("replay", false, input, output, |table, _, _| {
-        if table.game != game || table.options != *options {
+    converse("replay", false, input, output, |assignment, _, _| {
+        if assignment.game != game || assignment.options != *options {
             if !warned {
                 eprintln!(
                     "replay: the record is of {game} {options}, this game is {} {}",
-                    table.game, table.options
+                    assignment.game, assignment.options
                 );
                 warned = true;
             }
             return None;
         }
-        script.get_mut(table.seat.wrapping_sub(1))?.pop_front()
+        script.get_mut(assignment.seat.wrapping_sub(1))?.pop_front()
     })
 }
 
 /// The protocol loop every built-in agent shares: `decide` is asked for an action
-/// at each `go`, with the table, the last view and the events since the last `go`
+/// at each `go`, with the assignment, the last view and the events since the last `go`
 /// (kept only when `reads_views`: the replay agent skips them, to cost as little as
 /// the `cat` it is compared with).
 fn converse(
@@ -144,9 +148,9 @@ fn converse(
     reads_views: bool,
     mut input: impl BufRead,
     mut output: impl Write,
-    mut decide: impl FnMut(&Table, &str, &[String]) -> Option<String>,
+    mut decide: impl FnMut(&Assignment, &str, &[String]) -> Option<String>,
 ) -> io::Result<()> {
-    let mut table: Option<Table> = None;
+    let mut assignment: Option<Assignment> = None;
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
@@ -177,18 +181,18 @@ fn converse(
                     .iter()
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>();
-                table = match (
+                assignment = match (
                     GameId::parse(&game),
                     Options::parse(pairs.iter().map(String::as_str)),
                 ) {
-                    (Ok(game), Ok(options)) => Some(Table { game, options, seat }),
+                    (Ok(game), Ok(options)) => Some(Assignment { game, options, seat }),
                     _ => None,
                 };
             }
             AgentInput::View(text) => view = text,
             AgentInput::Event(text) => events.push(text),
             AgentInput::Go { .. } => {
-                let action = table
+                let action = assignment
                     .as_ref()
                     .and_then(|t| decide(t, &view, &events))
                     .unwrap_or_else(|| "none".to_string());
@@ -208,9 +212,9 @@ fn converse(
 
 /// The model a bot reconstructs from its view: in games without hidden information
 /// the view is the state string itself.
-fn model(table: &Table, view: &str) -> Option<Box<dyn Game>> {
-    match table.game {
-        GameId::PegChow | GameId::Telka => table.game.create(&table.options, Some(view)).ok(),
+fn model(assignment: &Assignment, view: &str) -> Option<Box<dyn Game>> {
+    match assignment.game {
+        GameId::PegChow | GameId::Telka => assignment.game.create(&assignment.options, Some(view)).ok(),
         // Games with hidden information are played from the view by their own module.
         GameId::IDoubtIt | GameId::MultiChess => None,
     }
@@ -219,30 +223,30 @@ fn model(table: &Table, view: &str) -> Option<Box<dyn Game>> {
 /// Picks an action for the seat, or `None` if the view makes no sense.
 fn choose(
     strategy: Strategy,
-    table: &Table,
+    assignment: &Assignment,
     view: &str,
     events: &[String],
     memory: &mut multichess::Memory,
     rng: &mut Rng,
 ) -> Option<String> {
-    match table.game {
+    match assignment.game {
         GameId::IDoubtIt => {
-            let (variant, _) = crate::game::idoubtit::parse_options(&table.options).ok()?;
+            let (variant, _) = crate::game::idoubtit::parse_options(&assignment.options).ok()?;
             return idoubtit::choose(strategy, variant, view, events, rng);
         }
         GameId::MultiChess => {
-            let seats = table.options.int("players", 2, 2..=8).ok()? as usize;
+            let seats = assignment.options.int("players", 2, 2..=8).ok()? as usize;
             return multichess::choose(strategy, seats, view, memory, rng);
         }
         GameId::PegChow | GameId::Telka => {}
     }
-    let game = model(table, view)?;
+    let game = model(assignment, view)?;
     let legal = game.legal_actions();
     if legal.is_empty() {
         return None;
     }
     match strategy {
         Strategy::Random => Some(legal[rng.below(legal.len())].clone()),
-        Strategy::Greedy => greedy::choose(table, view, &legal, rng),
+        Strategy::Greedy => parker::choose(assignment, view, &legal, rng),
     }
 }

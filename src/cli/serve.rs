@@ -3,7 +3,7 @@
 use std::io::{self, BufRead, Read};
 
 use super::{print, Failure, EXIT_OK};
-use crate::protocol::controller::Controller;
+use crate::serve::Controller;
 
 /// Longest command line read (protocol.md §2): far above any command, whose longest
 /// part, a state string, is a few KiB. A longer line is answered with an error and

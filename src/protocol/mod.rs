@@ -1,6 +1,5 @@
-//! The two line protocols `referee` speaks: with agents (`agent`) and with a
-//! controller on its own stdin/stdout (`controller`). `protocol.md` is their
-//! authoritative description.
+//! The line protocol `referee` speaks with agents (`agent`); `protocol.md` is its
+//! authoritative description. The controller protocol of `referee serve` is a mode of
+//! its own, in `crate::serve`.
 
 pub mod agent;
-pub mod controller;

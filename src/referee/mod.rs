@@ -2,11 +2,11 @@
 //! against the rules, record it, tell every seat what it saw, until the game ends.
 //!
 //! This file starts a match, its agents and its record, and says how it ended; the
-//! loop itself runs in `table`. What a match is given, and where each agent is
+//! loop itself runs in `match_loop`. What a match is given, and where each agent is
 //! placed, is in `config`; one agent's side of the protocol is its [`session`].
 mod config;
+mod match_loop;
 pub mod session;
-mod table;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +18,8 @@ use crate::game::{Game, Outcome, Seat, SetupError};
 use crate::record::{self, Line, RecordWriter, SeatEntry};
 use config::place_agent;
 pub use config::{default_record_path, AgentCwd, MatchConfig, SeatAgent};
-use session::{Failure, Session};
-use table::Table;
+use match_loop::Match;
+use session::{AgentSession, Forfeit};
 
 /// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -59,7 +59,7 @@ pub enum Progress<'a> {
         /// The seat.
         seat: Seat,
         /// Why.
-        failure: &'a Failure,
+        failure: &'a Forfeit,
     },
 }
 
@@ -193,7 +193,7 @@ fn start_and_play(
     game: Box<dyn Game>,
     resumed: Option<record::Replay>,
     gone: &[usize],
-    sessions: &mut Vec<Option<Session>>,
+    sessions: &mut Vec<Option<AgentSession>>,
     scratch: &mut Vec<PathBuf>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<MatchReport, MatchError> {
@@ -222,7 +222,7 @@ fn start_and_play(
             spec.stderr_log
                 .get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
         }
-        let session = Session::start(seat, &spec, transcript.as_deref())
+        let session = AgentSession::start(seat, &spec, transcript.as_deref())
             .map_err(|source| MatchError::Agent { seat, source })?;
         sessions.push(Some(session));
     }
@@ -235,7 +235,7 @@ fn start_and_play(
         None => None,
     };
     let labels = Seat::all(game.seat_count()).map(|s| game.seat_label(s)).collect();
-    let mut table = Table {
+    let mut running = Match {
         config,
         labels,
         escaped: vec![0; game.seat_count()],
@@ -244,25 +244,25 @@ fn start_and_play(
         record,
         resumed,
     };
-    let process_groups = table
+    let process_groups = running
         .sessions
         .iter()
         .flatten()
-        .map(Session::process_group)
+        .map(AgentSession::process_group)
         .collect();
-    let result = table.run(progress).map_err(|e| match e.kind() {
+    let result = running.run(progress).map_err(|e| match e.kind() {
         std::io::ErrorKind::Interrupted if interrupted() => MatchError::Interrupted(config.record.clone()),
         _ => record_err(e),
     });
     // Whatever happened, no agent outlives the match. What this finds is recorded
     // only when the match went well, and then every agent has been stopped already.
-    for s in table.sessions.iter_mut().flatten() {
+    for s in running.sessions.iter_mut().flatten() {
         let _ = s.stop(Duration::ZERO);
     }
     let seats = result?;
     Ok(MatchReport {
-        outcome: table.game.outcome().expect("the loop ends with the game"),
-        plies: table.game.plies(),
+        outcome: running.game.outcome().expect("the loop ends with the game"),
+        plies: running.game.plies(),
         seats,
         record: config.record.clone(),
         process_groups,

@@ -23,16 +23,16 @@ const LATE_LINES: usize = 300;
 
 /// Why an agent lost its seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
+pub struct Forfeit {
     /// The forfeit reason.
     pub kind: ForfeitKind,
     /// What exactly happened, for the record and the user.
     pub detail: String,
 }
 
-impl Failure {
-    fn new(kind: ForfeitKind, detail: impl Into<String>) -> Failure {
-        Failure {
+impl Forfeit {
+    fn new(kind: ForfeitKind, detail: impl Into<String>) -> Forfeit {
+        Forfeit {
             kind,
             detail: detail.into(),
         }
@@ -40,16 +40,16 @@ impl Failure {
 }
 
 /// What a failed write to an agent means for its seat.
-fn write_failure(e: AgentError) -> Failure {
+fn write_failure(e: AgentError) -> Forfeit {
     match e {
-        AgentError::Stalled => Failure::new(ForfeitKind::Protocol, "stopped reading its input"),
-        other => Failure::new(ForfeitKind::Crash, format!("cannot write to the agent: {other}")),
+        AgentError::Stalled => Forfeit::new(ForfeitKind::Protocol, "stopped reading its input"),
+        other => Forfeit::new(ForfeitKind::Crash, format!("cannot write to the agent: {other}")),
     }
 }
 
 /// The protocol conversation with one agent process.
 #[derive(Debug)]
-pub struct Session {
+pub struct AgentSession {
     seat: Seat,
     process: AgentProcess,
     name: Option<String>,
@@ -57,10 +57,14 @@ pub struct Session {
     transcript: Option<CappedLog<BufWriter<File>>>,
 }
 
-impl Session {
+impl AgentSession {
     /// Starts the agent for `seat`; with `transcript`, every line exchanged is logged
     /// there (`> ` sent, `< ` received).
-    pub fn start(seat: Seat, spec: &AgentSpec, transcript: Option<&Path>) -> Result<Session, AgentError> {
+    pub fn start(
+        seat: Seat,
+        spec: &AgentSpec,
+        transcript: Option<&Path>,
+    ) -> Result<AgentSession, AgentError> {
         let process = AgentProcess::spawn(spec)?;
         let transcript = match transcript {
             Some(path) => {
@@ -72,7 +76,7 @@ impl Session {
             }
             None => None,
         };
-        Ok(Session {
+        Ok(AgentSession {
             seat,
             process,
             name: None,
@@ -97,7 +101,7 @@ impl Session {
         }
     }
 
-    fn send(&mut self, message: &ToAgent<'_>) -> Result<(), Failure> {
+    fn send(&mut self, message: &ToAgent<'_>) -> Result<(), Forfeit> {
         self.send_lines([message.clone()], None)
     }
 
@@ -107,7 +111,7 @@ impl Session {
         &mut self,
         lines: impl IntoIterator<Item = ToAgent<'m>>,
         deadline: Option<Instant>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Forfeit> {
         let sent = match deadline {
             Some(deadline) => self.process.send_lines_until(lines, deadline),
             None => self.process.send_lines(lines),
@@ -126,8 +130,8 @@ impl Session {
         &mut self,
         deadline: Instant,
         what: &str,
-        mut want: impl FnMut(&mut Session, FromAgent) -> Option<Result<T, Failure>>,
-    ) -> Result<T, Failure> {
+        mut want: impl FnMut(&mut AgentSession, FromAgent) -> Option<Result<T, Forfeit>>,
+    ) -> Result<T, Forfeit> {
         let mut unknown = 0;
         let mut late = 0;
         loop {
@@ -140,7 +144,7 @@ impl Session {
             let line = match received {
                 Received::Line(line) => line,
                 Received::Timeout => {
-                    return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")))
+                    return Err(Forfeit::new(ForfeitKind::Timeout, format!("no {what} in time")))
                 }
                 Received::Closed => {
                     let status = self.process.exit_status();
@@ -148,19 +152,19 @@ impl Session {
                         Some(s) => format!("exited ({s})"),
                         None => "closed its output".to_string(),
                     };
-                    return Err(Failure::new(
+                    return Err(Forfeit::new(
                         ForfeitKind::Crash,
                         format!("{how} while {what} was due"),
                     ));
                 }
                 Received::TooLong => {
-                    return Err(Failure::new(
+                    return Err(Forfeit::new(
                         ForfeitKind::Protocol,
                         format!("sent a line over {} bytes", crate::agent::MAX_LINE),
                     ))
                 }
                 Received::NotUtf8(_) => {
-                    return Err(Failure::new(
+                    return Err(Forfeit::new(
                         ForfeitKind::Protocol,
                         "sent a line that is not UTF-8",
                     ))
@@ -173,7 +177,7 @@ impl Session {
             if Instant::now() >= deadline {
                 late += 1;
                 if late > LATE_LINES {
-                    return Err(Failure::new(ForfeitKind::Timeout, format!("no {what} in time")));
+                    return Err(Forfeit::new(ForfeitKind::Timeout, format!("no {what} in time")));
                 }
             }
             let message = FromAgent::from_line(line);
@@ -189,7 +193,7 @@ impl Session {
             if is_unknown {
                 unknown += 1;
                 if unknown > MAX_UNKNOWN_LINES {
-                    return Err(Failure::new(
+                    return Err(Forfeit::new(
                         ForfeitKind::Protocol,
                         format!("more than {MAX_UNKNOWN_LINES} unrecognised lines while {what} was due"),
                     ));
@@ -199,15 +203,15 @@ impl Session {
     }
 
     /// Opens the handshake without waiting, so that all agents start up in parallel.
-    pub fn hello(&mut self) -> Result<(), Failure> {
+    pub fn hello(&mut self) -> Result<(), Forfeit> {
         self.send(&ToAgent::Hello)
     }
 
     /// Waits for `protocolok`.
-    pub fn await_protocolok(&mut self, deadline: Instant) -> Result<(), Failure> {
+    pub fn await_protocolok(&mut self, deadline: Instant) -> Result<(), Forfeit> {
         self.wait_for(deadline, "protocolok", |_, m| match m {
             FromAgent::ProtocolOk => Some(Ok(())),
-            FromAgent::BestMove(_) => Some(Err(Failure::new(
+            FromAgent::BestMove(_) => Some(Err(Forfeit::new(
                 ForfeitKind::Protocol,
                 "bestmove during the handshake",
             ))),
@@ -216,7 +220,7 @@ impl Session {
     }
 
     /// Sends the `setoption`s, then `isready`.
-    pub fn send_options(&mut self, options: &[(String, String)]) -> Result<(), Failure> {
+    pub fn send_options(&mut self, options: &[(String, String)]) -> Result<(), Forfeit> {
         for (name, value) in options {
             self.send(&ToAgent::SetOption { name, value })?;
         }
@@ -224,7 +228,7 @@ impl Session {
     }
 
     /// Tells the agent its game and seat, then `isready`.
-    pub fn send_new_game(&mut self, game: GameId, seats: usize, options: &Options) -> Result<(), Failure> {
+    pub fn send_new_game(&mut self, game: GameId, seats: usize, options: &Options) -> Result<(), Forfeit> {
         let seat = self.seat;
         self.send(&ToAgent::NewGame {
             game,
@@ -236,10 +240,10 @@ impl Session {
     }
 
     /// Waits for `readyok`.
-    pub fn await_readyok(&mut self, deadline: Instant) -> Result<(), Failure> {
+    pub fn await_readyok(&mut self, deadline: Instant) -> Result<(), Forfeit> {
         self.wait_for(deadline, "readyok", |_, m| match m {
             FromAgent::ReadyOk => Some(Ok(())),
-            FromAgent::BestMove(_) => Some(Err(Failure::new(
+            FromAgent::BestMove(_) => Some(Err(Forfeit::new(
                 ForfeitKind::Protocol,
                 "bestmove when readyok was due",
             ))),
@@ -261,7 +265,7 @@ impl Session {
         kind: ActionKind,
         clock: GoClock,
         limit: Duration,
-    ) -> Result<(String, Duration), Failure> {
+    ) -> Result<(String, Duration), Forfeit> {
         debug_assert_eq!(view.seat(), self.seat, "a seat is only ever sent its own view");
         self.stale_answers()?;
         let pending = std::mem::take(&mut self.pending);
@@ -273,7 +277,7 @@ impl Session {
         sent?;
         let sent = Instant::now();
         let action = self.wait_for(sent + limit, "bestmove", |_, m| match m {
-            FromAgent::BestMove(a) if a.is_empty() => Some(Err(Failure::new(
+            FromAgent::BestMove(a) if a.is_empty() => Some(Err(Forfeit::new(
                 ForfeitKind::Protocol,
                 "bestmove without an action",
             ))),
@@ -286,7 +290,7 @@ impl Session {
     /// Lines the agent printed while no answer was due, read without waiting just
     /// before its `go`: a `bestmove` among them answers no question, and taking it
     /// for the next answer would be wrong (protocol.md §1.5).
-    fn stale_answers(&mut self) -> Result<(), Failure> {
+    fn stale_answers(&mut self) -> Result<(), Forfeit> {
         // At most what the process layer holds: an agent printing without end would
         // otherwise keep this loop going forever. The rest is read with the answer.
         for _ in 0..MAX_HELD_LINES {
@@ -297,14 +301,14 @@ impl Session {
                 Received::Line(line) => {
                     self.log('<', &line);
                     if let FromAgent::BestMove(_) = FromAgent::from_line(line) {
-                        return Err(Failure::new(
+                        return Err(Forfeit::new(
                             ForfeitKind::Protocol,
                             "bestmove sent when none was asked for",
                         ));
                     }
                 }
                 Received::TooLong | Received::NotUtf8(_) => {
-                    return Err(Failure::new(ForfeitKind::Protocol, "garbage between decisions"));
+                    return Err(Forfeit::new(ForfeitKind::Protocol, "garbage between decisions"));
                 }
                 // A crash shows when the answer is due, with the exit status.
                 Received::Closed | Received::Timeout => break,

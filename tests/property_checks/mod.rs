@@ -17,11 +17,11 @@ use referee::game::idoubtit::state::{self as idt_state, Lens};
 use referee::game::multichess::state as multi_state;
 use referee::game::{ForfeitKind, Game, GameId, Options, Seat, SetupError, Turn};
 use referee::protocol::agent::{AgentInput, FromAgent};
-use referee::protocol::controller::{Command, Controller};
 use referee::record::{
     self, ActionLine, ForfeitLine, Header, Line, RecordWriter, Replay, ResultLine, SeatEntry, FORMAT, GENESIS,
 };
 use referee::rng::Rng;
+use referee::serve::{Command, Controller};
 
 // ---------------------------------------------------------------------------------
 // Games, and games played here

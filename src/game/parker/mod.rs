@@ -4,12 +4,12 @@
 
 pub mod board;
 pub mod rules;
+pub mod seating;
 pub mod state;
-pub mod table;
 
 use board::{Colour, Point, SIZE};
 use rules::{Action, Position, Variant};
-use table::Table;
+use seating::Seating;
 
 use super::{
     ActionKind, EndReason, ForfeitKind, Game, GameId, Omniscient, Options, Outcome, Played, Rejection, Seat,
@@ -25,19 +25,19 @@ pub fn create(id: GameId, options: &Options, state: Option<&str>) -> Result<Box<
     let players = options.int("players", 2, 2..=4)? as usize;
     let per_player = options.int("colors-per-player", 1, 1..=2)? as usize;
     let max_plies = options.int("max-plies", 1000, 1..=1_000_000)?;
-    let table = Table::new(players, per_player).map_err(SetupError::Option)?;
+    let seating = Seating::new(players, per_player).map_err(SetupError::Option)?;
     let variant = match id {
         GameId::Telka => Variant::Telka,
         _ => Variant::PegChow,
     };
     let (pos, out) = match state {
-        None => (Position::start(&table), Vec::new()),
-        Some(text) => state::parse(text, &table).map_err(SetupError::State)?,
+        None => (Position::start(&seating), Vec::new()),
+        Some(text) => state::parse(text, &seating).map_err(SetupError::State)?,
     };
     let mut game = ParkerGame {
         id,
         variant,
-        table,
+        seating,
         max_plies,
         pos,
         out,
@@ -52,7 +52,7 @@ pub fn create(id: GameId, options: &Options, state: Option<&str>) -> Result<Box<
 pub struct ParkerGame {
     id: GameId,
     variant: Variant,
-    table: Table,
+    seating: Seating,
     max_plies: u32,
     pos: Position,
     /// Seats that forfeited in a game of three independent sides, in order (R-F1).
@@ -67,8 +67,8 @@ impl ParkerGame {
     }
 
     /// The seating.
-    pub fn table(&self) -> &Table {
-        &self.table
+    pub fn seating(&self) -> &Seating {
+        &self.seating
     }
 
     /// Which of the two games this is.
@@ -78,7 +78,7 @@ impl ParkerGame {
 
     /// The seats still playing.
     fn remaining(&self) -> Vec<Seat> {
-        Seat::all(self.table.players())
+        Seat::all(self.seating.players())
             .filter(|s| !self.out.contains(s))
             .collect()
     }
@@ -95,7 +95,7 @@ impl ParkerGame {
                 .collect(),
         );
         groups.extend(self.out.iter().rev().map(|&s| vec![s]));
-        let mut places = vec![0; self.table.players()];
+        let mut places = vec![0; self.seating.players()];
         for (place, group) in groups.iter().filter(|g| !g.is_empty()).enumerate() {
             for s in group {
                 places[s.index()] = place as u8 + 1;
@@ -108,7 +108,7 @@ impl ParkerGame {
     /// the ply limit is reached, or one side is left.
     fn derived_outcome(&self) -> Option<Outcome> {
         // Counted, not listed: this runs after every move, and one side is rarely left.
-        let remaining = Seat::all(self.table.players())
+        let remaining = Seat::all(self.seating.players())
             .filter(|s| !self.out.contains(s))
             .count();
         if remaining == 1 {
@@ -119,9 +119,9 @@ impl ParkerGame {
         }
         if self.pos.moves > 0 {
             let last = self.previous_colour();
-            if self.pos.has_won(self.variant, &self.table, last) {
-                let seat = self.table.owner(last).expect("colours in play have owners");
-                let winners = self.table.team(seat);
+            if self.pos.has_won(self.variant, &self.seating, last) {
+                let seat = self.seating.owner(last).expect("colours in play have owners");
+                let winners = self.seating.team(seat);
                 return Some(Outcome {
                     places: self.places(&winners),
                     reason: EndReason::Win,
@@ -136,12 +136,12 @@ impl ParkerGame {
 
     /// Whether `colour` still takes turns (its seat has not gone out).
     fn active(&self, colour: Colour) -> bool {
-        self.table.owner(colour).is_some_and(|s| !self.out.contains(&s))
+        self.seating.owner(colour).is_some_and(|s| !self.out.contains(&s))
     }
 
     /// The next active colour after `colour` in turn order.
     fn next_colour(&self, colour: Colour) -> Colour {
-        let order = self.table.colours();
+        let order = self.seating.colours();
         let at = order.iter().position(|&c| c == colour).expect("in play");
         (1..=order.len())
             .map(|k| order[(at + k) % order.len()])
@@ -151,7 +151,7 @@ impl ParkerGame {
 
     /// The active colour whose turn came just before the colour to move.
     fn previous_colour(&self) -> Colour {
-        let order = self.table.colours();
+        let order = self.seating.colours();
         let at = order
             .iter()
             .position(|&c| c == self.pos.to_move)
@@ -164,7 +164,7 @@ impl ParkerGame {
 
     /// The same events for every seat: everything is public in these games.
     fn public(&self, events: Vec<String>, taken: Option<String>) -> Played {
-        let seat_events = Seat::all(self.table.players())
+        let seat_events = Seat::all(self.seating.players())
             .map(|_| events.iter().cloned().map(SeatEvent::new).collect())
             .collect();
         Played {
@@ -182,19 +182,19 @@ impl Game for ParkerGame {
 
     fn options(&self) -> Options {
         let mut o = Options::new();
-        o.set("players", self.table.players());
-        o.set("colors-per-player", self.table.colours_per_player());
+        o.set("players", self.seating.players());
+        o.set("colors-per-player", self.seating.colours_per_player());
         o.set("max-plies", self.max_plies);
         o
     }
 
     fn seat_count(&self) -> usize {
-        self.table.players()
+        self.seating.players()
     }
 
     fn seat_label(&self, seat: Seat) -> String {
         let names: Vec<String> = self
-            .table
+            .seating
             .colours_of(seat)
             .iter()
             .map(|c| {
@@ -210,7 +210,7 @@ impl Game for ParkerGame {
             Some(_) => Turn::Over,
             None => Turn::Act {
                 seat: self
-                    .table
+                    .seating
                     .owner(self.pos.to_move)
                     .expect("colour to move is in play"),
                 kind: ActionKind::Move,
@@ -226,7 +226,7 @@ impl Game for ParkerGame {
         if self.outcome.is_some() {
             return Vec::new();
         }
-        let moves = self.pos.moves(self.variant, &self.table);
+        let moves = self.pos.moves(self.variant, &self.seating);
         if moves.is_empty() {
             return vec![Action::Pass.to_string()];
         }
@@ -254,7 +254,7 @@ impl Game for ParkerGame {
         })?;
         let mut next = self.pos.clone();
         let effect = next
-            .apply(self.variant, &self.table, &action)
+            .apply(self.variant, &self.seating, &action)
             .map_err(|reason| Rejection::Illegal {
                 action: text.to_string(),
                 reason,
@@ -295,10 +295,10 @@ impl Game for ParkerGame {
             return Played::default();
         }
         let mut events = vec![format!("forfeit {seat} {kind}")];
-        let independent = self.table.team(seat).len() == 1 && self.table.players() >= 3;
+        let independent = self.seating.team(seat).len() == 1 && self.seating.players() >= 3;
         if independent {
             // R-F1: the seat is out, its counters leave the board, the others play on.
-            for c in self.table.colours_of(seat) {
+            for c in self.seating.colours_of(seat) {
                 let n = self.pos.counters(c).count();
                 for p in Point::all() {
                     if self.pos.at(p) == Some(c) {
@@ -308,7 +308,7 @@ impl Game for ParkerGame {
                 events.push(format!("remove {c} {n}"));
             }
             self.out.push(seat);
-            if self.table.owner(self.pos.to_move) == Some(seat) {
+            if self.seating.owner(self.pos.to_move) == Some(seat) {
                 self.pos.to_move = self.next_colour(self.pos.to_move);
             }
             if self.remaining().len() == 1 {
@@ -320,12 +320,12 @@ impl Game for ParkerGame {
             }
         } else {
             // Two sides: a seat's forfeit loses the game for its side.
-            let side = self.table.side_of_seat(seat);
-            let winners: Vec<Seat> = Seat::all(self.table.players())
-                .filter(|&s| self.table.side_of_seat(s) != side)
+            let side = self.seating.side_of_seat(seat);
+            let winners: Vec<Seat> = Seat::all(self.seating.players())
+                .filter(|&s| self.seating.side_of_seat(s) != side)
                 .collect();
             self.outcome = Some(Outcome::win(
-                self.table.players(),
+                self.seating.players(),
                 &winners,
                 EndReason::Forfeit { seat, kind },
             ));

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::board::{Colour, Point, POINTS};
-use super::table::Table;
+use super::seating::Seating;
 // A counter steps and leaps along the eight lines through its point (R-B4), the
 // eight neighbours of a king. A leap is two fixed points along a line, not a walk
 // to the edge, so it is offset directly: through a ray, the landing point was
@@ -124,17 +124,17 @@ pub struct Effect {
 }
 
 impl Position {
-    /// The start position of a table: each colour in play on its home (R-B3).
-    pub fn start(table: &Table) -> Position {
+    /// The start position of a seating: each colour in play on its home (R-B3).
+    pub fn start(seating: &Seating) -> Position {
         let mut board = [None; POINTS];
-        for &c in table.colours() {
+        for &c in seating.colours() {
             for p in c.home_points() {
                 board[p.index()] = Some(c);
             }
         }
         Position {
             board,
-            to_move: table.colours()[0],
+            to_move: seating.colours()[0],
             moves: 0,
         }
     }
@@ -150,15 +150,17 @@ impl Position {
     }
 
     /// Whether a leap by `mover` over the counter on `over` captures it (R-B6).
-    fn captures(&self, variant: Variant, table: &Table, mover: Colour, over: Point) -> bool {
+    fn captures(&self, variant: Variant, seating: &Seating, mover: Colour, over: Point) -> bool {
         variant == Variant::Telka
             && over.home().is_none()
-            && self.at(over).is_some_and(|c| table.side(c) != table.side(mover))
+            && self
+                .at(over)
+                .is_some_and(|c| seating.side(c) != seating.side(mover))
     }
 
     /// Every move of the colour to move: steps first, then leap chains, each chain
     /// prefix being a move of its own (R-B4: a chain may stop after any leap).
-    pub fn moves(&self, variant: Variant, table: &Table) -> Vec<Action> {
+    pub fn moves(&self, variant: Variant, seating: &Seating) -> Vec<Action> {
         let mover = self.to_move;
         let mut out = Vec::new();
         let mut scratch = self.clone();
@@ -170,7 +172,14 @@ impl Position {
             }
             scratch.board[from.index()] = None;
             let mut path = vec![from];
-            scratch.chains(variant, table, mover, 1u128 << from.index(), &mut path, &mut out);
+            scratch.chains(
+                variant,
+                seating,
+                mover,
+                1u128 << from.index(),
+                &mut path,
+                &mut out,
+            );
             scratch.board[from.index()] = Some(mover);
         }
         out
@@ -181,7 +190,7 @@ impl Position {
     fn chains(
         &mut self,
         variant: Variant,
-        table: &Table,
+        seating: &Seating,
         mover: Colour,
         visited: u128,
         path: &mut Vec<Point>,
@@ -196,11 +205,11 @@ impl Position {
                 continue;
             }
             let taken = self
-                .captures(variant, table, mover, over)
+                .captures(variant, seating, mover, over)
                 .then(|| self.board[over.index()].take());
             path.push(land);
             out.push(Action::Path(path.clone()));
-            self.chains(variant, table, mover, visited | 1 << land.index(), path, out);
+            self.chains(variant, seating, mover, visited | 1 << land.index(), path, out);
             path.pop();
             if let Some(colour) = taken {
                 self.board[over.index()] = colour;
@@ -224,17 +233,17 @@ impl Position {
     }
 
     /// Checks a move of the colour to move against R-B4…R-B6; the position is unchanged.
-    pub fn check(&self, variant: Variant, table: &Table, action: &Action) -> Result<Effect, String> {
-        self.clone().apply(variant, table, action)
+    pub fn check(&self, variant: Variant, seating: &Seating, action: &Action) -> Result<Effect, String> {
+        self.clone().apply(variant, seating, action)
     }
 
     /// Applies a move of the colour to move (without passing the turn on); on error the
     /// position may be half-changed, so callers apply to a copy ([`Position::check`]).
-    pub fn apply(&mut self, variant: Variant, table: &Table, action: &Action) -> Result<Effect, String> {
+    pub fn apply(&mut self, variant: Variant, seating: &Seating, action: &Action) -> Result<Effect, String> {
         let mover = self.to_move;
         let points = match action {
             Action::Pass => {
-                return if self.moves(variant, table).is_empty() {
+                return if self.moves(variant, seating).is_empty() {
                     Ok(Effect::default())
                 } else {
                     Err(format!("{mover} has a move, and passing is not allowed (R-B5)"))
@@ -275,7 +284,7 @@ impl Position {
                     return Err(format!("{a}-{b} lands on {b} a second time in one chain (R-B4)"));
                 }
                 visited |= 1 << b.index();
-                if self.captures(variant, table, mover, over) {
+                if self.captures(variant, seating, mover, over) {
                     let colour = self.board[over.index()].take().expect("checked above");
                     effect.captured.push((over, colour));
                 }
@@ -286,7 +295,7 @@ impl Position {
     }
 
     /// Whether `colour` has met its goal (R-B7); checked at the end of its own move.
-    pub fn has_won(&self, variant: Variant, table: &Table, colour: Colour) -> bool {
+    pub fn has_won(&self, variant: Variant, seating: &Seating, colour: Colour) -> bool {
         let target = colour.target();
         let mut home = target.home_points().map(|p| self.at(p));
         match variant {
@@ -294,7 +303,7 @@ impl Position {
             Variant::PegChow => {
                 // An owner staying at home cannot block the win; an empty target home
                 // (3 players) must be filled with the colour's own counters.
-                let owner = table.colours().contains(&target).then_some(target);
+                let owner = seating.colours().contains(&target).then_some(target);
                 let mut own = 0;
                 let full = home.all(|c| {
                     own += usize::from(c == Some(colour));

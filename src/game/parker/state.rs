@@ -7,7 +7,7 @@
 
 use super::board::{Colour, Point, POINTS, SIZE};
 use super::rules::Position;
-use super::table::Table;
+use super::seating::Seating;
 use crate::game::{push_decimal, Seat};
 
 /// Prints the state string of `pos` with the seats that are `out`.
@@ -51,8 +51,8 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
     s
 }
 
-/// Parses a state string for `table`, listing every problem found.
-pub fn parse(text: &str, table: &Table) -> Result<(Position, Vec<Seat>), Vec<String>> {
+/// Parses a state string for `seating`, listing every problem found.
+pub fn parse(text: &str, seating: &Seating) -> Result<(Position, Vec<Seat>), Vec<String>> {
     let mut problems = Vec::new();
     let fields: Vec<&str> = text.split(' ').collect();
     if !(3..=4).contains(&fields.len()) {
@@ -116,7 +116,7 @@ pub fn parse(text: &str, table: &Table) -> Result<(Position, Vec<Seat>), Vec<Str
     };
     match to_move {
         None => problems.push(format!("colour to move `{}`: expected one of b y r g", fields[1])),
-        Some(c) if !table.colours().contains(&c) => {
+        Some(c) if !seating.colours().contains(&c) => {
             problems.push(format!("colour to move `{}` is not in play", c.letter()))
         }
         Some(_) => {}
@@ -134,14 +134,14 @@ pub fn parse(text: &str, table: &Table) -> Result<(Position, Vec<Seat>), Vec<Str
             Some(list) => {
                 for word in list.split(',') {
                     match word.parse::<Seat>() {
-                        Ok(s) if s.number() <= table.players() && !out.contains(&s) => out.push(s),
-                        _ => problems.push(format!("out=: `{word}` is not a distinct seat of this table")),
+                        Ok(s) if s.number() <= seating.players() && !out.contains(&s) => out.push(s),
+                        _ => problems.push(format!("out=: `{word}` is not a distinct seat of this seating")),
                     }
                 }
-                if table.players() != 3 {
+                if seating.players() != 3 {
                     problems.push("out= only exists with three independent sides (R-F1)".into());
                 }
-                if out.len() >= table.players() {
+                if out.len() >= seating.players() {
                     problems.push("out=: at least one seat must still play".into());
                 }
             }
@@ -149,7 +149,7 @@ pub fn parse(text: &str, table: &Table) -> Result<(Position, Vec<Seat>), Vec<Str
     }
     for c in Colour::ALL {
         let n = board.iter().filter(|&&b| b == Some(c)).count();
-        let owner = table.owner(c);
+        let owner = seating.owner(c);
         if n > 0 && owner.is_none() {
             problems.push(format!("{n} {c} counters, but {c} is not in play"));
         } else if n > 0 && owner.is_some_and(|s| out.contains(&s)) {
@@ -159,7 +159,7 @@ pub fn parse(text: &str, table: &Table) -> Result<(Position, Vec<Seat>), Vec<Str
             problems.push(format!("{n} {c} counters, at most 12 exist"));
         }
     }
-    if let Some(owner) = to_move.and_then(|c| table.owner(c)) {
+    if let Some(owner) = to_move.and_then(|c| seating.owner(c)) {
         if out.contains(&owner) {
             problems.push("the colour to move belongs to a seat that is out".into());
         }
@@ -185,23 +185,23 @@ mod tests {
 
     #[test]
     fn r_b9_start_string_matches_the_spec() {
-        let table = Table::new(4, 1).unwrap();
-        assert_eq!(print(&Position::start(&table), &[]), START4);
-        let (pos, out) = parse(START4, &table).unwrap();
-        assert_eq!(pos, Position::start(&table));
+        let seating = Seating::new(4, 1).unwrap();
+        assert_eq!(print(&Position::start(&seating), &[]), START4);
+        let (pos, out) = parse(START4, &seating).unwrap();
+        assert_eq!(pos, Position::start(&seating));
         assert!(out.is_empty());
     }
 
     #[test]
     fn every_problem_is_reported() {
-        let table = Table::new(2, 1).unwrap();
-        let errs = parse("yyyy3rrrr/11/11/11/11/11/11/11/11/11/12x y -1", &table).unwrap_err();
+        let seating = Seating::new(2, 1).unwrap();
+        let errs = parse("yyyy3rrrr/11/11/11/11/11/11/11/11/11/12x y -1", &seating).unwrap_err();
         let all = errs.join("\n");
         assert!(all.contains("rank 1"), "{all}");
         assert!(all.contains("colour to move `y` is not in play"), "{all}");
         assert!(all.contains("move count"), "{all}");
         assert!(all.contains("yellow is not in play"), "{all}");
-        assert!(parse("", &table).is_err());
-        assert!(parse("11/11/11/11/11/11/11/11/11/11/11 b 0 out=1", &table).is_err());
+        assert!(parse("", &seating).is_err());
+        assert!(parse("11/11/11/11/11/11/11/11/11/11/11 b 0 out=1", &seating).is_err());
     }
 }

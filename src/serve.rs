@@ -211,7 +211,7 @@ impl Command {
 
 /// A game under controller command, with the record of what was played so far.
 #[derive(Debug)]
-struct Session {
+struct ControlledGame {
     game: Box<dyn Game>,
     header: Header,
     lines: Vec<Line>,
@@ -220,7 +220,7 @@ struct Session {
 /// The controller: executes commands against one game at a time.
 #[derive(Debug, Default)]
 pub struct Controller {
-    session: Option<Session>,
+    current: Option<ControlledGame>,
 }
 
 /// What executing one command produced.
@@ -258,8 +258,8 @@ impl Controller {
         }
     }
 
-    fn session(&mut self) -> Result<&mut Session, CommandError> {
-        self.session
+    fn current(&mut self) -> Result<&mut ControlledGame, CommandError> {
+        self.current
             .as_mut()
             .ok_or_else(|| err(ErrorKind::NoGame, "no game: use `new` or `load` first"))
     }
@@ -272,21 +272,21 @@ impl Controller {
                 let game = id.create(&options, state.as_deref())?;
                 let header = controller_header(game.as_ref(), state);
                 let summary = format!("new {} {}", id, game.options());
-                self.session = Some(Session {
+                self.current = Some(ControlledGame {
                     game,
                     header,
                     lines: Vec::new(),
                 });
                 Ok(vec![summary])
             }
-            Command::Turn => Ok(vec![match self.session()?.game.turn() {
+            Command::Turn => Ok(vec![match self.current()?.game.turn() {
                 Turn::Act { seat, kind } => format!("turn {seat} {kind}"),
                 Turn::Over => "turn none".to_string(),
             }]),
-            Command::Legal => Ok(vec![self.session()?.game.legal_actions().join(" ")]),
-            Command::Correct => Ok(vec![self.session()?.game.correct_actions().join(" ")]),
+            Command::Legal => Ok(vec![self.current()?.game.legal_actions().join(" ")]),
+            Command::Correct => Ok(vec![self.current()?.game.correct_actions().join(" ")]),
             Command::Play(seat, action) => {
-                let s = self.session()?;
+                let s = self.current()?;
                 check_seat(s.game.as_ref(), seat)?;
                 let forced = s.game.forced_action().is_some_and(|f| f == action);
                 let played = s.game.play(seat, &action)?;
@@ -305,7 +305,7 @@ impl Controller {
                 Ok(played.events)
             }
             Command::Resign(seat) => {
-                let s = self.session()?;
+                let s = self.current()?;
                 check_seat(s.game.as_ref(), seat)?;
                 if s.game.outcome().is_some() {
                     return Err(err(ErrorKind::Over, "the game is over"));
@@ -329,24 +329,24 @@ impl Controller {
                 Ok(played.events)
             }
             Command::View(seat) => {
-                let s = self.session()?;
+                let s = self.current()?;
                 check_seat(s.game.as_ref(), seat)?;
                 Ok(vec![s.game.view(seat).text().to_string()])
             }
             Command::Show(seat) => {
-                let s = self.session()?;
+                let s = self.current()?;
                 if let Some(seat) = seat {
                     check_seat(s.game.as_ref(), seat)?;
                 }
                 Ok(s.game.diagram(seat).lines().map(str::to_string).collect())
             }
-            Command::State => Ok(vec![self.session()?.game.state()]),
-            Command::Result => Ok(vec![match self.session()?.game.outcome() {
+            Command::State => Ok(vec![self.current()?.game.state()]),
+            Command::Result => Ok(vec![match self.current()?.game.outcome() {
                 Some(o) => o.protocol_text(),
                 None => "ongoing".to_string(),
             }]),
             Command::Record(path) => {
-                let s = self.session()?;
+                let s = self.current()?;
                 write_record(Path::new(&path), &s.header, &s.lines)
                     .map_err(|e| err(ErrorKind::Record, format!("cannot write {path}: {e}")))?;
                 Ok(Vec::new())
@@ -355,7 +355,7 @@ impl Controller {
                 let replay = record::replay_file(Path::new(&path))
                     .map_err(|e| err(ErrorKind::Record, format!("{path}: {e}")))?;
                 let plies = replay.game.plies();
-                self.session = Some(Session {
+                self.current = Some(ControlledGame {
                     game: replay.game,
                     header: replay.header,
                     lines: replay.lines,
@@ -368,7 +368,7 @@ impl Controller {
     }
 }
 
-impl Session {
+impl ControlledGame {
     /// Appends the result line once the game is over.
     fn finish_if_over(&mut self) {
         if let Some(o) = self.game.outcome() {

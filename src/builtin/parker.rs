@@ -1,15 +1,16 @@
-//! The greedy strategy: score every legal action by the position it leads to, as
-//! seen from the seat's view, and play a best one (ties broken at random).
+//! The greedy strategy of the Parker games (Peg Chow, Telka): score every legal
+//! action by the position it leads to, as seen from the seat's view, and play a best
+//! one (ties broken at random).
 
-use super::Table;
+use super::Assignment;
 use crate::game::parker::board::{Colour, Point};
 use crate::game::parker::rules::{Action, Variant};
-use crate::game::parker::{state, table};
+use crate::game::parker::{seating, state};
 use crate::game::GameId;
 use crate::rng::Rng;
 
 /// Picks a best-scoring action among `legal`.
-pub(super) fn choose(t: &Table, view: &str, legal: &[String], rng: &mut Rng) -> Option<String> {
+pub(super) fn choose(t: &Assignment, view: &str, legal: &[String], rng: &mut Rng) -> Option<String> {
     let scores: Vec<i64> = match t.game {
         GameId::PegChow | GameId::Telka => parker_scores(t, view, legal)?,
         GameId::IDoubtIt | GameId::MultiChess => return None,
@@ -21,16 +22,16 @@ pub(super) fn choose(t: &Table, view: &str, legal: &[String], rng: &mut Rng) -> 
 
 /// Peg Chow and Telka: progress of the moving colour towards its target home, a win
 /// above all, and captures in Telka.
-fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
+fn parker_scores(t: &Assignment, view: &str, legal: &[String]) -> Option<Vec<i64>> {
     let players = t.options.int("players", 2, 2..=4).ok()? as usize;
     let per_player = t.options.int("colors-per-player", 1, 1..=2).ok()? as usize;
-    let table = table::Table::new(players, per_player).ok()?;
+    let seating = seating::Seating::new(players, per_player).ok()?;
     let variant = if t.game == GameId::Telka {
         Variant::Telka
     } else {
         Variant::PegChow
     };
-    let (pos, _) = state::parse(view, &table).ok()?;
+    let (pos, _) = state::parse(view, &seating).ok()?;
     let mover = pos.to_move;
     // Legal lists run to thousands of chains in crowded positions: price every point
     // once, then score a move by what it changes.
@@ -47,8 +48,8 @@ fn parker_scores(t: &Table, view: &str, legal: &[String]) -> Option<Vec<i64>> {
                     Action::Path(points) => cost[points[0].index()] - cost[points[points.len() - 1].index()],
                     Action::Pass => 0,
                 };
-                match next.apply(variant, &table, &action) {
-                    Ok(_) if next.has_won(variant, &table, mover) => i64::MAX,
+                match next.apply(variant, &seating, &action) {
+                    Ok(_) if next.has_won(variant, &seating, mover) => i64::MAX,
                     Ok(effect) => gain + 30 * effect.captured.len() as i64,
                     Err(_) => i64::MIN,
                 }

@@ -5,19 +5,19 @@ use crate::game::Seat;
 
 /// The seating of one Peg Chow / Telka game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Table {
+pub struct Seating {
     players: usize,
     colours_per_player: usize,
 }
 
-impl Table {
-    /// A table of `players` seats; `colours_per_player` is 2 only with 2 players.
-    pub fn new(players: usize, colours_per_player: usize) -> Result<Table, String> {
+impl Seating {
+    /// A seating of `players` seats; `colours_per_player` is 2 only with 2 players.
+    pub fn new(players: usize, colours_per_player: usize) -> Result<Seating, String> {
         if !(2..=4).contains(&players) {
             return Err(format!("players={players}: expected 2, 3 or 4"));
         }
         match (players, colours_per_player) {
-            (_, 1) | (2, 2) => Ok(Table {
+            (_, 1) | (2, 2) => Ok(Seating {
                 players,
                 colours_per_player,
             }),
@@ -99,20 +99,20 @@ mod tests {
 
     #[test]
     fn r_b3_seating() {
-        let four = Table::new(4, 1).unwrap();
+        let four = Seating::new(4, 1).unwrap();
         let s = |n| Seat::new(n).unwrap();
         assert_eq!(four.team(s(1)), vec![s(1), s(4)], "Blue+Green");
         assert_eq!(four.team(s(2)), vec![s(2), s(3)], "Yellow+Red");
-        let three = Table::new(3, 1).unwrap();
+        let three = Seating::new(3, 1).unwrap();
         assert_eq!(three.owner(Colour::Green), None);
         assert_eq!(three.team(s(2)), vec![s(2)]);
-        let two = Table::new(2, 1).unwrap();
+        let two = Seating::new(2, 1).unwrap();
         assert_eq!(two.colours(), &[Colour::Blue, Colour::Red]);
         assert_eq!(two.owner(Colour::Red), Some(s(2)));
-        let double = Table::new(2, 2).unwrap();
+        let double = Seating::new(2, 2).unwrap();
         assert_eq!(double.colours_of(s(1)), vec![Colour::Blue, Colour::Green]);
         assert_eq!(double.colours_of(s(2)), vec![Colour::Yellow, Colour::Red]);
-        assert!(Table::new(3, 2).is_err());
-        assert!(Table::new(5, 1).is_err());
+        assert!(Seating::new(3, 2).is_err());
+        assert!(Seating::new(5, 1).is_err());
     }
 }

@@ -1,4 +1,4 @@
-//! The match in progress: [`Table`] is the only place where the game and the agents
+//! The match in progress: [`Match`] is the only place where the game and the agents
 //! meet. It runs a match step by step (the handshake, the header, the new game, the
 //! opening, the catch-up of a resumed game, the turns, the finish) and records every
 //! accepted action and forfeit as it happens. Its own room because it is the loop
@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::session::{Failure, Session};
+use super::session::{AgentSession, Forfeit};
 use super::{interrupted, MatchConfig, Progress};
 use crate::clock::SeatClock;
 use crate::game::{ActionKind, ForfeitKind, Game, Played, Seat, SeatEvent, Turn};
@@ -37,10 +37,10 @@ enum Origin {
 }
 
 /// The match in progress: the only place where the game and the agents meet.
-pub(super) struct Table<'c> {
+pub(super) struct Match<'c> {
     pub(super) config: &'c MatchConfig,
     pub(super) game: Box<dyn Game>,
-    pub(super) sessions: Vec<Option<Session>>,
+    pub(super) sessions: Vec<Option<AgentSession>>,
     /// How many escaped descendants stopping each seat's agent found and killed, for
     /// the result line.
     pub(super) escaped: Vec<usize>,
@@ -53,7 +53,7 @@ pub(super) struct Table<'c> {
     pub(super) labels: Vec<String>,
 }
 
-impl Table<'_> {
+impl Match<'_> {
     /// Plays the match on its agents, step by step: the handshake, the header, the
     /// new game, the opening, the catch-up of a resumed game, the turns, the finish.
     /// Returns the seats as the header records them.
@@ -75,11 +75,11 @@ impl Table<'_> {
 
     /// The handshake with every agent, up to its `readyok`; returns the seats that
     /// failed it, whose forfeits are recorded once there is a header.
-    fn handshake(&mut self) -> Vec<(Seat, Failure)> {
+    fn handshake(&mut self) -> Vec<(Seat, Forfeit)> {
         let config = self.config;
         // Every step of the handshake goes to all agents before any is waited for,
         // so they start up in parallel and each has the whole startup time.
-        let mut failures: Vec<(Seat, Failure)> = Vec::new();
+        let mut failures: Vec<(Seat, Forfeit)> = Vec::new();
         self.each_agent(&mut failures, |s, _| s.hello());
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut failures, |s, _| s.await_protocolok(deadline));
@@ -216,7 +216,7 @@ impl Table<'_> {
             Err(failure) => return self.forfeit(seat, failure, None, progress),
         };
         if !clock.charge(used, config.margin) {
-            let failure = Failure {
+            let failure = Forfeit {
                 kind: ForfeitKind::Timeout,
                 detail: format!(
                     "took {} ms with {} ms on the clock",
@@ -230,7 +230,7 @@ impl Table<'_> {
         match self.game.play(seat, &action) {
             Ok(played) => self.accept(seat, action, played, Origin::Agent, Some(timing), progress),
             Err(rejection) => {
-                let failure = Failure {
+                let failure = Forfeit {
                     kind: ForfeitKind::Illegal,
                     detail: rejection.to_string(),
                 };
@@ -280,8 +280,8 @@ impl Table<'_> {
     /// seat index), collecting the failures.
     fn each_agent(
         &mut self,
-        failures: &mut Vec<(Seat, Failure)>,
-        mut step: impl FnMut(&mut Session, usize) -> Result<(), Failure>,
+        failures: &mut Vec<(Seat, Forfeit)>,
+        mut step: impl FnMut(&mut AgentSession, usize) -> Result<(), Forfeit>,
     ) {
         for (i, slot) in self.sessions.iter_mut().enumerate() {
             let Some(s) = slot else { continue };
@@ -344,7 +344,7 @@ impl Table<'_> {
     fn forfeit(
         &mut self,
         seat: Seat,
-        failure: Failure,
+        failure: Forfeit,
         action: Option<String>,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> std::io::Result<()> {
