@@ -264,6 +264,8 @@ impl Controller {
             .ok_or_else(|| err(ErrorKind::NoGame, "no game: use `new` or `load` first"))
     }
 
+    /// Executes one parsed command. One arm per command of protocol.md §5, so the
+    /// whole command set reads as one table; the arms are short.
     fn run(&mut self, command: Command) -> Result<Vec<String>, CommandError> {
         match command {
             Command::New { game, options, state } => {

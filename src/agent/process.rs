@@ -107,9 +107,9 @@ impl AgentProcess {
     pub fn spawn(spec: &AgentSpec) -> Result<AgentProcess, AgentError> {
         let argv = shell_words::split(&spec.command)
             .map_err(|err| AgentError::BadCommand(format!("`{}`: {err}", spec.command)))?;
-        let Some((program, args)) = argv.split_first() else {
+        if argv.is_empty() {
             return Err(AgentError::BadCommand("the command is empty".to_string()));
-        };
+        }
         if let Some(dir) = spec.working_dir.as_ref().filter(|_| spec.sandbox.is_none()) {
             check_dir(dir).map_err(|source| AgentError::WorkingDir {
                 path: dir.clone(),
@@ -126,62 +126,23 @@ impl AgentProcess {
             )?),
         };
 
-        let mut command = match &spec.sandbox {
-            Some(sandbox) => {
-                let path = spec
-                    .env
-                    .iter()
-                    .find(|(k, _)| k == "PATH")
-                    .map_or("", |(_, v)| v.as_str());
-                super::sandbox::check_program(program, path).map_err(|source| AgentError::Spawn {
-                    command: spec.command.clone(),
-                    source,
-                })?;
-                if let Some(path) = sandbox.hidden_path(&argv) {
-                    return Err(AgentError::Hidden {
-                        command: spec.command.clone(),
-                        path,
-                    });
-                }
-                let mut command = Command::new(sandbox.program());
-                // The sandbox sets the agent's directory; bubblewrap itself holds none.
-                command.args(sandbox.argv(&argv, path)).current_dir("/");
-                command
-            }
-            None => {
-                let mut command = Command::new(program);
-                command.args(args);
-                if let Some(dir) = &spec.working_dir {
-                    command.current_dir(dir);
-                }
-                command
-            }
-        };
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        // Least privilege: nothing of the referee's environment leaks to a bot.
-        command.env_clear().envs(spec.env.iter().map(|(k, v)| (k, v)));
-        let limits = spec.limits;
-        // SAFETY: the closure runs in the child between fork and exec, where only
-        // async-signal-safe calls are allowed; prctl and setrlimit are plain system
-        // calls, and the closure allocates nothing.
-        // A sandbox ties itself to the referee (`--die-with-parent`); a signal set
-        // here as well could kill bubblewrap between creating the sandbox and
-        // releasing it, leaving the sandbox's first process blocked for ever.
-        let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
-        unsafe {
-            command.pre_exec(move || restrict(limits, referee));
-        }
+        let mut command = command_for(spec, &argv)?;
         become_subreaper();
         seal_inherited_fds();
-        let mut child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
+        let child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
             command: spec.command.clone(),
             source,
         })?;
+        AgentProcess::connect(child, spec, log)
+    }
 
+    /// Takes over a just-spawned `child`: its pipes made ready (stdin non-blocking,
+    /// stdout read in bounded lines) and a thread draining its stderr into `log`.
+    fn connect(
+        mut child: Child,
+        spec: &AgentSpec,
+        log: Option<std::fs::File>,
+    ) -> Result<AgentProcess, AgentError> {
         let pgid = pgid_of(&child);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
@@ -555,6 +516,65 @@ fn drain_stderr(mut stderr: ChildStderr, log: Option<File>) {
             }
         }
     }
+}
+
+/// The command that starts `spec`'s agent (`argv` is its command split into words):
+/// inside the sandbox or plainly in its directory, with piped stdio, its own process
+/// group, only the environment it was given, and its limits applied in the child.
+fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err(AgentError::BadCommand("the command is empty".to_string()));
+    };
+    let mut command = match &spec.sandbox {
+        Some(sandbox) => {
+            let path = spec
+                .env
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map_or("", |(_, v)| v.as_str());
+            super::sandbox::check_program(program, path).map_err(|source| AgentError::Spawn {
+                command: spec.command.clone(),
+                source,
+            })?;
+            if let Some(path) = sandbox.hidden_path(&argv) {
+                return Err(AgentError::Hidden {
+                    command: spec.command.clone(),
+                    path,
+                });
+            }
+            let mut command = Command::new(sandbox.program());
+            // The sandbox sets the agent's directory; bubblewrap itself holds none.
+            command.args(sandbox.argv(&argv, path)).current_dir("/");
+            command
+        }
+        None => {
+            let mut command = Command::new(program);
+            command.args(args);
+            if let Some(dir) = &spec.working_dir {
+                command.current_dir(dir);
+            }
+            command
+        }
+    };
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // Least privilege: nothing of the referee's environment leaks to a bot.
+    command.env_clear().envs(spec.env.iter().map(|(k, v)| (k, v)));
+    let limits = spec.limits;
+    // SAFETY: the closure runs in the child between fork and exec, where only
+    // async-signal-safe calls are allowed; prctl and setrlimit are plain system
+    // calls, and the closure allocates nothing.
+    // A sandbox ties itself to the referee (`--die-with-parent`); a signal set
+    // here as well could kill bubblewrap between creating the sandbox and
+    // releasing it, leaving the sandbox's first process blocked for ever.
+    let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
+    unsafe {
+        command.pre_exec(move || restrict(limits, referee));
+    }
+    Ok(command)
 }
 
 #[cfg(test)]

@@ -266,7 +266,8 @@ impl Sandbox {
     /// The arguments of `bwrap` that run `command` (the agent's words) in the
     /// sandbox, with `path_env` the agent's `PATH`. The order matters: later mounts
     /// cover earlier ones, so hidden directories are covered after everything that
-    /// could show them, and the agent's own files are bound again after that.
+    /// could show them, and the agent's own files are bound again after that. One
+    /// function so that this order reads top to bottom.
     pub fn argv(&self, command: &[String], path_env: &str) -> Vec<OsString> {
         let mut a = Args::default();
         a.flags(&[

@@ -10,7 +10,7 @@ use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
 use crate::agent::AgentSpec;
 use crate::builtin::Strategy;
 use crate::game::{GameId, Options, Seat};
-use crate::record::Durability;
+use crate::record::{Durability, Header};
 use crate::referee::{
     default_record_path, play_match, AgentCwd, MatchConfig, MatchError, Progress, SeatAgent,
 };
@@ -118,66 +118,9 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
-    let exe = std::env::current_exe()
-        .context("cannot find the referee executable")
-        .map_err(Failure::failed)?;
-    let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
-    let mut agents: Vec<SeatAgent> = Seat::all(seats)
-        .map(|seat| -> Result<SeatAgent, Failure> {
-            let recorded = header
-                .as_ref()
-                .and_then(|h| h.seats.get(seat.index()))
-                .and_then(|s| s.command.clone());
-            let builtin_seed = Rng::derive(seed, seat.number() as u64);
-            let command = match (args.agents.get(seat.index()), recorded) {
-                (Some(given), _) => match Strategy::from_agent_command(given) {
-                    Some(Ok(strategy)) => strategy.command_line(&exe, builtin_seed),
-                    _ => given.clone(),
-                },
-                (None, Some(recorded)) if args.trust_record_commands => recorded,
-                (None, Some(_)) => {
-                    return Err(Failure::usage(anyhow!(
-                        "--resume: seat {seat}'s agent would be the command the record names; give it with --agent, or add --trust-record-commands if the record is yours"
-                    )))
-                }
-                (None, None) => args.fill.command_line(&exe, builtin_seed),
-            };
-            let mut spec = AgentSpec::new(command);
-            spec.env = args.agent.env();
-            spec.limits = args.agent.limits();
-            Ok(SeatAgent {
-                spec,
-                options: Vec::new(),
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    for text in &args.setoptions {
-        let parsed = text.split_once(':').and_then(|(seat, rest)| {
-            let seat = seat.parse::<Seat>().ok().filter(|s| s.number() <= seats)?;
-            let (name, value) = rest.split_once('=').filter(|(n, _)| !n.is_empty())?;
-            Some((seat, name.to_string(), value.to_string()))
-        });
-        let (seat, name, value) = parsed.ok_or_else(|| {
-            Failure::usage(anyhow!(
-                "--setoption `{text}`: expected SEAT:NAME=VALUE with a seat of this game"
-            ))
-        })?;
-        agents[seat.index()].options.push((name, value));
-    }
-    for agent in &agents {
-        crate::protocol::agent::check_setoptions(&agent.options)
-            .map_err(|e| Failure::usage(anyhow!("--setoption: {e}")))?;
-    }
-    let agent_cwd = match args.agent_cwd.as_str() {
-        "private" => AgentCwd::Private,
-        "inherit" => AgentCwd::Inherit,
-        dir if std::path::Path::new(dir).is_dir() => AgentCwd::Dir(PathBuf::from(dir)),
-        other => {
-            return Err(Failure::usage(anyhow!(
-                "--agent-cwd `{other}`: expected private, inherit or an existing directory"
-            )))
-        }
-    };
+    let mut agents = seat_agents(args, header.as_ref(), seats, seed)?;
+    add_setoptions(args, &mut agents)?;
+    let agent_cwd = agent_cwd(args)?;
     let record = match (&args.resume, &args.record) {
         (Some(path), _) | (None, Some(path)) => path.clone(),
         (None, None) => default_record_path(game, seed),
@@ -201,6 +144,87 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         isolation: args.agent.isolation()?,
         network: args.agent.network(),
         hidden: Vec::new(),
+    })
+}
+
+/// Each seat's agent: the one given with `--agent` (a `builtin:` name becomes the
+/// referee's own agent), else on resume the command the record names if trusted,
+/// else the `--fill` agent; with the agent limits and environment of the arguments.
+fn seat_agents(
+    args: &MatchArgs,
+    header: Option<&Header>,
+    seats: usize,
+    seed: u64,
+) -> Result<Vec<SeatAgent>, Failure> {
+    let exe = std::env::current_exe()
+        .context("cannot find the referee executable")
+        .map_err(Failure::failed)?;
+    let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
+    Seat::all(seats)
+        .map(|seat| -> Result<SeatAgent, Failure> {
+            let recorded = header
+                .and_then(|h| h.seats.get(seat.index()))
+                .and_then(|s| s.command.clone());
+            let builtin_seed = Rng::derive(seed, seat.number() as u64);
+            let command = match (args.agents.get(seat.index()), recorded) {
+                (Some(given), _) => match Strategy::from_agent_command(given) {
+                    Some(Ok(strategy)) => strategy.command_line(&exe, builtin_seed),
+                    _ => given.to_string(),
+                },
+                (None, Some(recorded)) if args.trust_record_commands => recorded,
+                (None, Some(_)) => {
+                    return Err(Failure::usage(anyhow!(
+                        "--resume: seat {seat}'s agent would be the command the record names; give it with --agent, or add --trust-record-commands if the record is yours"
+                    )))
+                }
+                (None, None) => args.fill.command_line(&exe, builtin_seed),
+            };
+            let mut spec = AgentSpec::new(command);
+            spec.env = args.agent.env();
+            spec.limits = args.agent.limits();
+            Ok(SeatAgent {
+                spec,
+                options: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Adds each `--setoption SEAT:NAME=VALUE` to its seat's agent, checked as the
+/// protocol requires.
+fn add_setoptions(args: &MatchArgs, agents: &mut [SeatAgent]) -> Result<(), Failure> {
+    let seats = agents.len();
+    for text in &args.setoptions {
+        let parsed = text.split_once(':').and_then(|(seat, rest)| {
+            let seat = seat.parse::<Seat>().ok().filter(|s| s.number() <= seats)?;
+            let (name, value) = rest.split_once('=').filter(|(n, _)| !n.is_empty())?;
+            Some((seat, name.to_string(), value.to_string()))
+        });
+        let (seat, name, value) = parsed.ok_or_else(|| {
+            Failure::usage(anyhow!(
+                "--setoption `{text}`: expected SEAT:NAME=VALUE with a seat of this game"
+            ))
+        })?;
+        agents[seat.index()].options.push((name, value));
+    }
+    for agent in agents.iter() {
+        crate::protocol::agent::check_setoptions(&agent.options)
+            .map_err(|e| Failure::usage(anyhow!("--setoption: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Where the agents start (`--agent-cwd`).
+fn agent_cwd(args: &MatchArgs) -> Result<AgentCwd, Failure> {
+    Ok(match args.agent_cwd.as_str() {
+        "private" => AgentCwd::Private,
+        "inherit" => AgentCwd::Inherit,
+        dir if std::path::Path::new(dir).is_dir() => AgentCwd::Dir(PathBuf::from(dir)),
+        other => {
+            return Err(Failure::usage(anyhow!(
+                "--agent-cwd `{other}`: expected private, inherit or an existing directory"
+            )))
+        }
     })
 }
 

@@ -6,8 +6,8 @@ use anyhow::anyhow;
 use clap::Args;
 
 use super::{print, Failure, EXIT_OK};
-use crate::game::Seat;
-use crate::record::{self, Line};
+use crate::game::{Game, Seat};
+use crate::record::{self, Line, ResultLine};
 
 /// Arguments of `referee show`.
 #[derive(Debug, Args)]
@@ -20,6 +20,56 @@ pub struct ShowArgs {
     /// Stop after this many plies (0: the start position).
     #[arg(long)]
     ply: Option<u32>,
+}
+
+/// Writes the lines of `replay` up to ply `upto` into `out`, omniscient or as
+/// `seat_shown` saw them, replaying them on `game`; returns the result line if it was
+/// reached.
+fn replayed_lines(
+    replay: &record::Replay,
+    game: &mut dyn Game,
+    seat_shown: Option<Seat>,
+    upto: u32,
+    out: &mut String,
+) -> Option<ResultLine> {
+    let mut result = None;
+    for line in &replay.lines {
+        if game.plies() >= upto && !matches!(line, Line::Forfeit(_) | Line::Result(_)) {
+            break;
+        }
+        if let Line::Result(r) = line {
+            result = Some(r.clone());
+            continue;
+        }
+        let Some(played) = record::step(game, line) else {
+            continue;
+        };
+        let heading = match line {
+            Line::Action(a) => match &played.taken {
+                Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),
+                None => format!("{:>4}. seat {} {}", a.ply, a.seat, a.action),
+            },
+            Line::Forfeit(f) => format!("      seat {} forfeits: {}", f.seat, f.reason),
+            _ => continue,
+        };
+        match seat_shown {
+            // A seat saw its own events, not the omniscient ones. A line that told
+            // nobody anything has no per-seat lists at all; verify refuses such lines,
+            // and this reads one as telling the seat nothing rather than panicking.
+            Some(seat) => {
+                let seen: Vec<&str> = played
+                    .seat_events
+                    .get(seat.index())
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .map(|e| e.text())
+                    .collect();
+                out.push_str(&format!("{:>4}. {}\n", game.plies(), seen.join("; ")));
+            }
+            None => out.push_str(&format!("{heading}  [{}]\n", played.events.join("; "))),
+        }
+    }
+    result
 }
 
 /// Runs `referee show`.
@@ -63,43 +113,7 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
         header.options,
         seats.join(", ")
     ));
-    let mut result = None;
-    for line in &replay.lines {
-        if game.plies() >= upto && !matches!(line, Line::Forfeit(_) | Line::Result(_)) {
-            break;
-        }
-        if let Line::Result(r) = line {
-            result = Some(r.clone());
-            continue;
-        }
-        let Some(played) = record::step(game.as_mut(), line) else {
-            continue;
-        };
-        let heading = match line {
-            Line::Action(a) => match &played.taken {
-                Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),
-                None => format!("{:>4}. seat {} {}", a.ply, a.seat, a.action),
-            },
-            Line::Forfeit(f) => format!("      seat {} forfeits: {}", f.seat, f.reason),
-            _ => continue,
-        };
-        match args.seat {
-            // A seat saw its own events, not the omniscient ones. A line that told
-            // nobody anything has no per-seat lists at all; verify refuses such lines,
-            // and this reads one as telling the seat nothing rather than panicking.
-            Some(seat) => {
-                let seen: Vec<&str> = played
-                    .seat_events
-                    .get(seat.index())
-                    .map_or(&[][..], Vec::as_slice)
-                    .iter()
-                    .map(|e| e.text())
-                    .collect();
-                out.push_str(&format!("{:>4}. {}\n", game.plies(), seen.join("; ")));
-            }
-            None => out.push_str(&format!("{heading}  [{}]\n", played.events.join("; "))),
-        }
-    }
+    let result = replayed_lines(&replay, game.as_mut(), args.seat, upto, &mut out);
     out.push('\n');
     out.push_str(&game.diagram(args.seat));
     if let Some(seat) = args.seat {

@@ -122,7 +122,8 @@ impl IdtGame {
     }
 
     /// Applies a well-formed action of `side`; returns the events as (text for the
-    /// record, text for each seat).
+    /// record, text for each seat). One arm per kind of action (R-D6…R-D9), in the
+    /// order the rules list them, so that who is told what reads in one place.
     fn act(&mut self, side: Side, action: Action) -> Vec<Told> {
         let mut told = Vec::new();
         match action {

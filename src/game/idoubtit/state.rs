@@ -65,7 +65,8 @@ pub fn pending_capture(pos: &Position) -> Option<(Side, usize)> {
     (captured && !bench.is_empty()).then(|| (p.actor, bench.len() - 1))
 }
 
-/// Prints a position through `lens`.
+/// Prints a position through `lens`, field by field in the grammar's order; as long
+/// as the grammar, like [`parse_main`].
 pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     let board = pos.board();
     let n = board.size();
@@ -191,7 +192,8 @@ pub fn push_public_action(out: &mut String, action: &Action, actor: Side, viewer
 }
 
 /// Parses a state string (or, with `view` set, a view string) for `variant`,
-/// reporting every problem found. Hidden types come back as [`Kind::Unknown`].
+/// reporting every problem found. Hidden types come back as [`Kind::Unknown`]. The
+/// main part, the pending part and the checks across fields follow one another.
 pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<String>> {
     let mut parts = text.splitn(3, " | ");
     let main = parts.next().unwrap_or("");
@@ -296,7 +298,9 @@ fn parse_public_action(text: &str, board: BoardKind) -> Result<Action, String> {
     }
 }
 
-/// Parses the 9 fields of a position without its pending part.
+/// Parses the 9 fields of a position without its pending part. The fields are read
+/// in the grammar's order (protocol.md §3.2), one block each, so the function is as
+/// long as the grammar.
 fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<String>) -> Option<Position> {
     let board = variant.board;
     let n = board.size() as usize;

@@ -73,6 +73,8 @@ pub fn print(pos: &Position, seen: Option<(Seat, &[bool])>) -> String {
 
 /// Parses a state string (or a view string, where `?` marks unseen squares, which
 /// come back empty and unseen) for `seats` seats, reporting every problem found.
+/// One block per field in the grammar's order (protocol.md §3.3), so the function is
+/// as long as the grammar.
 pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool>), Vec<String>> {
     let mut problems = Vec::new();
     let fields: Vec<&str> = text.split(' ').collect();

@@ -51,7 +51,8 @@ pub fn print(pos: &Position, out: &[Seat]) -> String {
     s
 }
 
-/// Parses a state string for `seating`, listing every problem found.
+/// Parses a state string for `seating`, listing every problem found. One block per
+/// field in the grammar's order (R-B9), so the function is as long as the grammar.
 pub fn parse(text: &str, seating: &Seating) -> Result<(Position, Vec<Seat>), Vec<String>> {
     let mut problems = Vec::new();
     let fields: Vec<&str> = text.split(' ').collect();
