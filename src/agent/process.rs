@@ -536,7 +536,7 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError>
                 command: spec.command.clone(),
                 source,
             })?;
-            if let Some(path) = sandbox.hidden_path(&argv) {
+            if let Some(path) = sandbox.hidden_path(argv) {
                 return Err(AgentError::Hidden {
                     command: spec.command.clone(),
                     path,
@@ -544,7 +544,7 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError>
             }
             let mut command = Command::new(sandbox.program());
             // The sandbox sets the agent's directory; bubblewrap itself holds none.
-            command.args(sandbox.argv(&argv, path)).current_dir("/");
+            command.args(sandbox.argv(argv, path)).current_dir("/");
             command
         }
         None => {
