@@ -377,6 +377,23 @@ fn a_resume_with_an_edited_suite_is_another_tournament() {
         before,
         "nothing played is touched"
     );
+    // A record of the same game played from the start position is not this game.
+    let plain: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| *a != "--openings" && *a != file)
+        .collect();
+    tournament(dir.path(), "plain", &plain);
+    std::fs::copy(record(dir.path(), "plain", 0), record(dir.path(), "out", 0)).unwrap();
+    let merged = referee(dir.path(), &["merge".to_string(), "out".to_string()]);
+    assert_eq!(merged.code, 2, "{}", merged.stderr);
+    assert!(
+        merged
+            .stderr
+            .contains("a game from the start position, not from the state `"),
+        "{}",
+        merged.stderr
+    );
 }
 
 #[test]

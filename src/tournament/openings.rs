@@ -125,7 +125,8 @@ pub(super) fn assign(order: OpeningOrder, count: usize, seed: u64, games: &mut [
 
 /// Pass `pass` through a suite of `count` lines in random order (Fisher-Yates).
 fn shuffled(count: usize, seed: u64, pass: usize) -> Vec<usize> {
-    let mut rng = Rng::new(Rng::derive(seed ^ 0x7375_6974_65, pass as u64 + 1));
+    // "suite": a stream of its own, apart from the random plies' and the agents'.
+    let mut rng = Rng::new(Rng::derive(seed ^ 0x0073_7569_7465, pass as u64 + 1));
     let mut order: Vec<usize> = (0..count).collect();
     for i in (1..count).rev() {
         order.swap(i, rng.below(i + 1));
