@@ -5,6 +5,7 @@
 mod agent;
 mod args;
 mod bench;
+mod live;
 mod match_cmd;
 mod pbm;
 mod serve;

@@ -7,13 +7,16 @@ use anyhow::{anyhow, Context};
 use clap::Args;
 
 use super::args::{AgentArgs, ClockArgs};
+use super::live::Live;
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
 use crate::game::{GameId, Options};
 use crate::record::Durability;
 use crate::referee::MatchError;
 use crate::tournament::schedule::{Format, Shard};
 use crate::tournament::stats::Sprt;
-use crate::tournament::{self, entrants, Definition, Entrant, Event, RunOptions, SprtDef, TournamentError};
+use crate::tournament::{
+    self, entrants, openings, Definition, Entrant, OpeningOrder, RunOptions, SprtDef, TournamentError,
+};
 
 /// Arguments of `referee tournament`.
 #[derive(Debug, Args)]
@@ -54,6 +57,23 @@ pub struct TournamentArgs {
     /// Random opening actions per game (the same for the games of a seating cycle).
     #[arg(long, value_name = "K", default_value_t = 0)]
     random_plies: usize,
+    /// Opening suite: one start state per line (the game's state string); each seating
+    /// cycle starts from the next line. Blank lines and # comments are skipped.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// The order the suite's lines are used in: sequential (file order), or random
+    /// (each pass shuffled from --seed).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "ORDER",
+        default_value = "sequential",
+        requires = "openings"
+    )]
+    openings_order: OpeningOrder,
+    /// Print the current table every N finished games on stderr (0: only at the end).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    report_every: usize,
     /// Stop early on a decision between the first two entrants: elo0=… elo1=…
     /// alpha=… beta=… (two-seat games).
     #[arg(long, num_args = 1..=4, value_name = "KEY=VALUE")]
@@ -109,6 +129,11 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         rounds: args.rounds,
         seed: args.seed,
         random_plies: args.random_plies,
+        openings: match &args.openings {
+            Some(path) => openings::load(path, id, &options).map_err(|e| Failure::usage(anyhow!(e)))?,
+            None => Vec::new(),
+        },
+        openings_order: args.openings_order,
         time_control: control.to_string(),
         sprt,
     };
@@ -146,39 +171,10 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         network: args.agent.network(),
     };
     super::match_cmd::watch_interrupt()?;
-    let tty = std::io::stderr().is_terminal();
-    let names: Vec<String> = def.entrants.iter().map(|e| e.name.clone()).collect();
-    let mut report = |event: Event<'_>, _: &[tournament::GameResult]| match event {
-        Event::Finished { result, done, total } => {
-            let who: Vec<String> = result
-                .seats
-                .iter()
-                .zip(&result.places)
-                .map(|(&w, p)| format!("{}:{p}", crate::text::printable(&names[w])))
-                .collect();
-            if tty {
-                let width = 30;
-                let filled = done * width / total.max(1);
-                eprint!(
-                    "\r[{}{}] {done}/{total} games  last: {}   ",
-                    "#".repeat(filled),
-                    ".".repeat(width - filled),
-                    who.join(" ")
-                );
-                if done == total {
-                    eprintln!();
-                }
-            } else {
-                eprintln!(
-                    "game {done}/{total} (#{}): {} ({})",
-                    result.index,
-                    who.join(" "),
-                    result.reason
-                );
-            }
-        }
-        Event::SprtDecided(text) => eprintln!("SPRT: {text}; no more games are started"),
-    };
+    let mut live =
+        Live::new(&def, args.report_every, std::io::stderr().is_terminal()).map_err(Failure::usage)?;
+    let mut report =
+        |event: tournament::Event<'_>, results: &[tournament::GameResult]| live.event(event, results);
     let outcome = tournament::run(&def, &opts, &mut report);
     // A signal between two games stops the workers without an error: still 130.
     if crate::referee::interrupted() {
@@ -202,12 +198,15 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         ) => return Err(Failure::usage(e)),
         Err(e) => return Err(Failure::failed(e)),
     };
+    // `summary.json` holds the same figures: the run wrote it after its last game.
     let summary = tournament::summarize(&def, &results).map_err(Failure::failed)?;
     let json = serde_json::to_string_pretty(&summary).expect("summaries serialise");
-    let path = out.join("summary.json");
-    std::fs::write(&path, json.clone() + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))
-        .map_err(Failure::failed)?;
+    if summary.repeated > 0 {
+        eprintln!(
+            "warning: {}",
+            tournament::repeat_warning(summary.repeated, summary.finished)
+        );
+    }
     if args.json {
         print(&(json + "\n"))?;
     } else {

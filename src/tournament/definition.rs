@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::entrants::Entrant;
+use super::openings::{self, OpeningOrder};
 use super::schedule::{self, Format, Scheduled};
 use super::stats::Sprt;
 use super::TournamentError;
@@ -33,6 +34,13 @@ pub struct Definition {
     pub seed: u64,
     /// Random opening actions per game.
     pub random_plies: usize,
+    /// The opening suite's start states (`--openings`), stored whole so that a resume
+    /// or a shard cannot silently start from an edited file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub openings: Vec<String>,
+    /// The order the suite's lines are used in.
+    #[serde(default, skip_serializing_if = "OpeningOrder::is_sequential")]
+    pub openings_order: OpeningOrder,
     /// Time control, as `--tc`/`--st` give it.
     pub time_control: String,
     /// The SPRT stopping rule, if any (two-seat games, first two entrants).
@@ -79,9 +87,10 @@ impl Definition {
         Ok(game.seat_count())
     }
 
-    /// The whole schedule.
+    /// The whole schedule, each game with the line of the opening suite it starts
+    /// from.
     pub fn schedule(&self) -> Result<Vec<Scheduled>, TournamentError> {
-        schedule::build(
+        let mut games = schedule::build(
             self.format,
             self.entrants.len(),
             self.seats()?,
@@ -89,21 +98,35 @@ impl Definition {
             self.rounds,
             self.seed,
         )
-        .map_err(TournamentError::Setup)
+        .map_err(TournamentError::Setup)?;
+        openings::assign(self.openings_order, self.openings.len(), self.seed, &mut games);
+        Ok(games)
     }
 
-    /// The random opening of a game: `random_plies` correct actions from the seed.
-    pub(super) fn opening(&self, seed: u64) -> Result<Vec<String>, TournamentError> {
-        self.opening_upto(seed, self.random_plies)
+    /// The start state of a game: its line of the opening suite, if there is one.
+    pub fn start_state(&self, game: &Scheduled) -> Option<&str> {
+        game.opening
+            .and_then(|i| self.openings.get(i))
+            .map(String::as_str)
     }
 
-    /// The first `limit` actions (at most) of the random opening from `seed`.
-    pub(super) fn opening_upto(&self, seed: u64, limit: usize) -> Result<Vec<String>, TournamentError> {
+    /// The random opening of a game: `random_plies` correct actions from its seed,
+    /// played from its start state.
+    pub(super) fn opening(&self, game: &Scheduled) -> Result<Vec<String>, TournamentError> {
+        self.opening_upto(game, self.random_plies)
+    }
+
+    /// The first `limit` actions (at most) of the random opening of `scheduled`.
+    pub(super) fn opening_upto(
+        &self,
+        scheduled: &Scheduled,
+        limit: usize,
+    ) -> Result<Vec<String>, TournamentError> {
         let mut game = self
             .game_id()?
-            .create(&self.options, None)
+            .create(&self.options, self.start_state(scheduled))
             .map_err(|e| TournamentError::Setup(e.to_string()))?;
-        let mut rng = Rng::new(seed);
+        let mut rng = Rng::new(scheduled.opening_seed);
         let mut out = Vec::new();
         for _ in 0..limit.min(self.random_plies) {
             let Turn::Act { seat, .. } = game.turn() else {

@@ -8,11 +8,13 @@
 //! The rooms: `definition` is what a tournament is (stored as `tournament.json`),
 //! `run` plays its games concurrently, `results` reads each game's
 //! record back, checked against the schedule, and loads and merges directories, and
-//! `summary` turns the results into the table; [`entrants`], [`schedule`] and
-//! [`stats`] are the bots, the pairings and the statistics they use.
+//! `summary` turns the results into the table; [`entrants`], [`openings`],
+//! [`schedule`] and [`stats`] are the bots, the opening suites, the pairings and the
+//! statistics they use.
 
 mod definition;
 pub mod entrants;
+pub mod openings;
 mod results;
 mod run;
 pub mod schedule;
@@ -24,9 +26,12 @@ use std::path::{Path, PathBuf};
 use crate::referee::MatchError;
 pub use definition::{Definition, SprtDef};
 pub use entrants::Entrant;
+pub use openings::{OpeningOrder, OpeningsError};
 pub use results::{load_dir, merge, read_result, record_path, GameResult, RecordProblem};
 pub use run::{run, Event, RunOptions};
-pub use summary::{summarize, Pairing, Standing, Summary};
+pub use summary::{
+    repeat_warning, repeats, summarize, summarize_counted, write_summary, Pairing, Standing, Summary,
+};
 
 /// Why a tournament could not run.
 #[derive(Debug, thiserror::Error)]

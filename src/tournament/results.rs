@@ -31,6 +31,11 @@ pub struct GameResult {
     pub forfeits: Vec<(usize, ForfeitKind)>,
     /// Plies played.
     pub plies: u32,
+    /// A digest of the game move for move (entrants in their seats, start state,
+    /// every action and forfeit, the places): two games with the same digest are the
+    /// same game played twice.
+    #[serde(default)]
+    pub fingerprint: String,
 }
 
 /// Why a record in a tournament's `games/` cannot be counted as the game its name
@@ -60,9 +65,14 @@ pub enum RecordProblem {
         /// The tournament's options.
         expected: Options,
     },
-    /// A game from a set-up position.
-    #[error("a game from the set-up state `{0}`; a tournament's games start from the start position")]
-    State(String),
+    /// A game from another start state than its opening (or the start position).
+    #[error("a game from {}, not from {} as the schedule says", start_name(.recorded), start_name(.expected))]
+    State {
+        /// The state in the header (`None`: the start position).
+        recorded: Option<String>,
+        /// The game's line of the opening suite, if any.
+        expected: Option<String>,
+    },
     /// The record of another game of the same schedule, under the wrong name.
     #[error("the record of game {other} of the schedule, not of game {index}")]
     OtherGame {
@@ -121,6 +131,14 @@ pub enum RecordProblem {
         /// Games in the schedule.
         games: usize,
     },
+}
+
+/// How a start state is named in a problem: the state, or the start position.
+fn start_name(state: &Option<String>) -> String {
+    state.as_ref().map_or_else(
+        || "the start position".to_string(),
+        |s| format!("the state `{}`", crate::text::printable(s)),
+    )
 }
 
 /// The record path of game `index`.
@@ -225,8 +243,12 @@ fn check_record(
             expected: options.clone(),
         });
     }
-    if let Some(state) = &h.state {
-        return Err(RecordProblem::State(state.clone()));
+    let expected = def.start_state(game);
+    if h.state.as_deref() != expected {
+        return Err(RecordProblem::State {
+            recorded: h.state.clone(),
+            expected: expected.map(str::to_string),
+        });
     }
     if h.seed != game.seed {
         return Err(match schedule.iter().find(|g| g.seed == h.seed) {
@@ -324,9 +346,9 @@ pub fn read_result(
         .iter()
         .filter(|l| matches!(l, Line::Action(a) if a.opening))
         .count();
-    let opening = def.opening_upto(game.opening_seed, flagged.saturating_add(1))?;
+    let opening = def.opening_upto(game, flagged.saturating_add(1))?;
     check_record(def, &options, &opening, schedule, game, &replay).map_err(bad)?;
-    let Some(result) = replay.result else {
+    let Some(result) = replay.result.as_ref() else {
         return Ok(None);
     };
     // Verified and of this game: every forfeit's seat is one of its seats (from 1),
@@ -339,14 +361,39 @@ pub fn read_result(
             _ => None,
         })
         .collect();
+    let fingerprint = fingerprint(game, &replay, &result.places);
     Ok(Some(GameResult {
         index: game.index,
         seats: game.seats.clone(),
-        places: result.places,
-        reason: result.reason,
+        places: result.places.clone(),
+        reason: result.reason.clone(),
         forfeits,
         plies: result.plies,
+        fingerprint,
     }))
+}
+
+/// The digest of a finished game move for move (see [`GameResult::fingerprint`]).
+/// Clocks and thinking times are left out: a bot that replays a game at another
+/// speed still replays it.
+fn fingerprint(game: &Scheduled, replay: &Replay, places: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut put = |text: &str| {
+        h.update(text.as_bytes());
+        h.update([0]);
+    };
+    put(&format!("{:?}", game.seats));
+    put(replay.header.state.as_deref().unwrap_or("startpos"));
+    for line in &replay.lines {
+        match line {
+            Line::Action(a) => put(&format!("a {} {}", a.seat, a.action)),
+            Line::Forfeit(f) => put(&format!("f {} {:?}", f.seat, f.reason)),
+            _ => {}
+        }
+    }
+    put(&format!("{places:?}"));
+    h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Reads the definition and finished results of one tournament directory.

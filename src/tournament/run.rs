@@ -7,13 +7,13 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::definition::seat_command;
 use super::results::{read_result, record_path, scan_records, GameResult};
 use super::schedule::{Scheduled, Shard};
 use super::stats::{Sprt, SprtState};
-use super::summary::pentanomial;
+use super::summary::{pentanomial, summarize_counted, write_summary};
 use super::{io_err, Definition, TournamentError};
 use crate::agent::{AgentSpec, Isolation, Limits};
 use crate::clock::TimeControl;
@@ -88,9 +88,18 @@ pub fn run(
         sprt: def.sprt.map(Sprt::from),
         stop: &stop,
         report,
+        live: LiveSummary {
+            def,
+            out: &opts.out,
+            seats: def.seats()?,
+            scheduled: schedule.len(),
+            written: None,
+        },
     };
     progress.check_sprt();
     play_games(def, opts, &schedule, queue, &mut progress)?;
+    // Always the final figures, whatever the throttle skipped.
+    progress.live.write(&progress.results)?;
     let mut results = progress.results;
     results.sort_by_key(|r| r.index);
     Ok(results)
@@ -186,6 +195,46 @@ struct Progress<'r> {
     stop: &'r AtomicBool,
     /// Where events go.
     report: &'r mut dyn FnMut(Event<'_>, &[GameResult]),
+    /// `summary.json` as games finish.
+    live: LiveSummary<'r>,
+}
+
+/// `<out>/summary.json`, rewritten as games finish so that a reader (a dashboard, a
+/// script deciding to stop a test) sees the current figures, not only the final ones.
+struct LiveSummary<'r> {
+    /// The tournament.
+    def: &'r Definition,
+    /// Its output directory.
+    out: &'r std::path::Path,
+    /// Seats per game.
+    seats: usize,
+    /// Games in the whole schedule.
+    scheduled: usize,
+    /// When it was last written.
+    written: Option<Instant>,
+}
+
+impl LiveSummary<'_> {
+    /// The most often the file is rewritten while games finish: the figures are
+    /// computed over every finished game, which at hundreds of games a second would
+    /// cost more than the games.
+    const INTERVAL: Duration = Duration::from_secs(1);
+
+    /// Rewrites the file now.
+    fn write(&mut self, results: &[GameResult]) -> Result<(), TournamentError> {
+        let summary = summarize_counted(self.def, self.seats, self.scheduled, results)?;
+        write_summary(self.out, &summary)?;
+        self.written = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Rewrites the file unless it was rewritten less than [`Self::INTERVAL`] ago. A
+    /// failure is not the run's: the run goes on and the final write reports it.
+    fn game_finished(&mut self, results: &[GameResult]) {
+        if self.written.is_none_or(|t| t.elapsed() >= Self::INTERVAL) {
+            let _ = self.write(results);
+        }
+    }
 }
 
 impl Progress<'_> {
@@ -213,6 +262,7 @@ impl Progress<'_> {
             },
             &self.results,
         );
+        self.live.game_finished(&self.results);
         self.check_sprt();
     }
 }
@@ -299,7 +349,7 @@ fn play_one(
     let config = MatchConfig {
         game: id,
         options: def.options.clone(),
-        state: None,
+        state: def.start_state(game).map(str::to_string),
         agents,
         control,
         margin: opts.margin,
@@ -311,7 +361,7 @@ fn play_one(
         resume: false,
         durability: opts.durability,
         agent_cwd: AgentCwd::Private,
-        opening: def.opening(game.opening_seed)?,
+        opening: def.opening(game)?,
         isolation: opts.isolation.clone(),
         network: opts.network,
         hidden: vec![opts.out.clone()],

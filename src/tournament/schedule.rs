@@ -26,6 +26,12 @@ pub struct Scheduled {
     pub opening_seed: u64,
     /// The colour-swapped pair this game belongs to (two-seat games).
     pub pair: Option<usize>,
+    /// The seating cycle this game belongs to (numbered through the schedule), whose
+    /// games share their opening.
+    pub cycle: usize,
+    /// The opening suite's line this game starts from (`--openings`), an index into
+    /// the definition's openings; set by [`crate::tournament::Definition::schedule`].
+    pub opening: Option<usize>,
 }
 
 /// A slice `index/count` of the schedule (`--shard 2/4` is index 1 of 4).
@@ -146,6 +152,8 @@ pub fn build(
                     seed: Rng::derive(seed, index as u64 + 1),
                     opening_seed: Rng::derive(seed ^ 0x6f70_656e, cycle as u64 + 1),
                     pair: (seats == 2).then_some(cycle),
+                    cycle,
+                    opening: None,
                 });
             }
             cycles += games / seats;

@@ -26,6 +26,8 @@ pub struct Standing {
     pub draws: u32,
     /// Losses.
     pub losses: u32,
+    /// Points: a win 1, a draw ½ (two seats).
+    pub points: f64,
     /// Score per game (two seats), or average place (more seats).
     pub score: f64,
     /// Elo against the field, with the 95% half-width (two seats).
@@ -82,6 +84,10 @@ pub struct Summary {
     pub pairings: Vec<Pairing>,
     /// SPRT log-likelihood ratio, bounds and decision, if configured.
     pub sprt: Option<(f64, (f64, f64), String)>,
+    /// Finished games that repeat an earlier one move for move (same entrants in the
+    /// same seats, same start, same actions): deterministic bots replaying one game
+    /// add no information, and an SPRT counting them decides on nothing.
+    pub repeated: usize,
 }
 
 /// `a`'s score in a two-seat game against `b`, if they were its two seats.
@@ -114,8 +120,17 @@ pub(super) fn pentanomial(results: &[GameResult], a: usize, b: usize) -> Pentano
 /// Computes the table from finished games (in index order, so a merged set of shards
 /// gives exactly the figures of one run).
 pub fn summarize(def: &Definition, results: &[GameResult]) -> Result<Summary, TournamentError> {
-    let seats = def.seats()?;
-    let scheduled = def.schedule()?.len();
+    summarize_counted(def, def.seats()?, def.schedule()?.len(), results)
+}
+
+/// [`summarize`] for a tournament of `seats` seats and `scheduled` games: what a
+/// running tournament computes after every game, without building its schedule again.
+pub fn summarize_counted(
+    def: &Definition,
+    seats: usize,
+    scheduled: usize,
+    results: &[GameResult],
+) -> Result<Summary, TournamentError> {
     let mut results: Vec<GameResult> = results.to_vec();
     results.sort_by_key(|r| r.index);
     let mut standings = standings(def, seats, &results);
@@ -138,7 +153,34 @@ pub fn summarize(def: &Definition, results: &[GameResult]) -> Result<Summary, To
         standings,
         pairings,
         sprt,
+        repeated: repeats(&results).len(),
     })
+}
+
+/// The finished games (in the order given) that repeat an earlier one move for move,
+/// each with the index of the first game it repeats.
+pub fn repeats(results: &[GameResult]) -> Vec<(usize, usize)> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for r in results {
+        match first.get(r.fingerprint.as_str()) {
+            Some(&earlier) => out.push((r.index, earlier)),
+            None => {
+                first.insert(&r.fingerprint, r.index);
+            }
+        }
+    }
+    out
+}
+
+/// Writes `summary` to `<out>/summary.json` atomically (a temporary file in the same
+/// directory, renamed over it), so a reader never sees half a file.
+pub fn write_summary(out: &std::path::Path, summary: &Summary) -> Result<(), TournamentError> {
+    let json = serde_json::to_string_pretty(summary).expect("summaries serialise") + "\n";
+    let path = out.join("summary.json");
+    let temp = out.join(format!(".summary.json.new{}", std::process::id()));
+    std::fs::write(&temp, json).map_err(super::io_err(&temp))?;
+    std::fs::rename(&temp, &path).map_err(super::io_err(&path))
 }
 
 /// Each entrant's standing over `results` (games of `seats` seats), in entrant order.
@@ -153,6 +195,7 @@ fn standings(def: &Definition, seats: usize, results: &[GameResult]) -> Vec<Stan
             wins: 0,
             draws: 0,
             losses: 0,
+            points: 0.0,
             score: 0.0,
             elo: None,
             los: None,
@@ -183,6 +226,7 @@ fn standings(def: &Definition, seats: usize, results: &[GameResult]) -> Vec<Stan
                 draws: s.draws,
                 losses: s.losses,
             };
+            s.points = f64::from(s.wins) + f64::from(s.draws) / 2.0;
             s.score = wdl.score();
             s.elo = Some(wdl.elo());
             s.los = Some(wdl.los());
@@ -281,14 +325,25 @@ impl Summary {
         if two {
             let _ = writeln!(
                 t,
-                "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>16} {:>6} {:>5} {:>5}",
-                "#", "name", "games", "wins", "draws", "losses", "score", "elo (95%)", "los", "time", "crash"
+                "{:<4} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>16} {:>6} {:>5} {:>5}",
+                "rank",
+                "name",
+                "games",
+                "wins",
+                "draws",
+                "losses",
+                "points",
+                "score",
+                "elo (95%)",
+                "los",
+                "time",
+                "crash"
             );
         } else {
             let _ = writeln!(
                 t,
-                "{:<3} {:<20} {:>6} {:>10} {:>16} {:>5} {:>5}",
-                "#", "name", "games", "avg place", "rating (±)", "time", "crash"
+                "{:<4} {:<20} {:>6} {:>10} {:>16} {:>5} {:>5}",
+                "rank", "name", "games", "avg place", "rating (±)", "time", "crash"
             );
         }
         for (i, s) in self.standings.iter().enumerate() {
@@ -297,13 +352,14 @@ impl Summary {
                 let los = s.los.map_or("-".to_string(), |l| format!("{:.1}%", l * 100.0));
                 let _ = writeln!(
                     t,
-                    "{:<3} {:<20} {:>6} {:>6} {:>6} {:>6} {:>6.1}% {:>16} {:>6} {:>5} {:>5}",
+                    "{:<4} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7.1} {:>6.1}% {:>16} {:>6} {:>5} {:>5}",
                     i + 1,
                     s.name,
                     s.games,
                     s.wins,
                     s.draws,
                     s.losses,
+                    s.points,
                     s.score * 100.0,
                     elo,
                     los,
@@ -316,7 +372,7 @@ impl Summary {
                     .map_or("-".to_string(), |(r, u)| format!("{r:.1} ± {u:.1}"));
                 let _ = writeln!(
                     t,
-                    "{:<3} {:<20} {:>6} {:>10.2} {:>16} {:>5} {:>5}",
+                    "{:<4} {:<20} {:>6} {:>10.2} {:>16} {:>5} {:>5}",
                     i + 1,
                     s.name,
                     s.games,
@@ -349,8 +405,23 @@ impl Summary {
         if let Some((llr, (lo, hi), state)) = &self.sprt {
             let _ = writeln!(t, "SPRT: LLR {llr:.2} ({lo:.2}, {hi:.2}) {state}");
         }
+        if self.repeated > 0 {
+            let _ = writeln!(
+                t,
+                "repeats: {} of {} games are an earlier game again, move for move",
+                self.repeated, self.finished
+            );
+        }
         t
     }
+}
+
+/// The warning about games replayed move for move, with its count and the cure.
+pub fn repeat_warning(repeated: usize, finished: usize) -> String {
+    format!(
+        "{repeated} of {finished} games repeat an earlier game move for move (same entrants, seats and start); \
+         deterministic bots need --openings or --random-plies to give the statistics new games"
+    )
 }
 
 /// `+123.4 ± 56.7`, or `±inf` when the score is 0 or 1.
