@@ -111,6 +111,22 @@ pub enum Turn {
     Over,
 }
 
+impl Turn {
+    /// The turn check every game's `play` starts with: `Ok` when `seat` is to act,
+    /// else why not; `whose` says whose turn it is in the game's words, and is only
+    /// called (it formats) for a rejection.
+    pub fn check(self, seat: Seat, whose: impl FnOnce(Seat) -> String) -> Result<(), Rejection> {
+        match self {
+            Turn::Over => Err(Rejection::GameOver),
+            Turn::Act { seat: to_act, .. } if to_act != seat => Err(Rejection::NotYourTurn {
+                seat,
+                turn: whose(to_act),
+            }),
+            Turn::Act { .. } => Ok(()),
+        }
+    }
+}
+
 /// Why a seat forfeited; the four kinds are distinct in records and results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
