@@ -153,7 +153,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         .collect::<Result<_, _>>()?;
     for text in &args.setoptions {
         let parsed = text.split_once(':').and_then(|(seat, rest)| {
-            let seat = seat.parse::<Seat>().ok().filter(|s| s.number() <= seats)?;
+            let seat = seat.parse::<Seat>().ok()?.at_table(seats).ok()?;
             let (name, value) = rest.split_once('=').filter(|(n, _)| !n.is_empty())?;
             Some((seat, name.to_string(), value.to_string()))
         });

@@ -50,6 +50,27 @@ impl Seat {
     }
 }
 
+/// A seat the game does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("seat {seat} does not exist: the game has {seats} seats")]
+pub struct NoSuchSeat {
+    /// The seat asked for.
+    pub seat: Seat,
+    /// How many seats the game has.
+    pub seats: usize,
+}
+
+impl Seat {
+    /// `self` when a game of `seats` seats has it: the one range check for seats
+    /// that come from users and records (a `Seat` is never 0, so only the top end).
+    pub fn at_table(self, seats: usize) -> Result<Seat, NoSuchSeat> {
+        if self.number() > seats {
+            return Err(NoSuchSeat { seat: self, seats });
+        }
+        Ok(self)
+    }
+}
+
 impl fmt::Display for Seat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)

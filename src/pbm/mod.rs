@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::game::{Game, GameId, Options, Played, Rejection, Seat, Turn};
+use crate::game::{Game, GameId, NoSuchSeat, Options, Played, Rejection, Seat, Turn};
 use crate::record::{
     self, salted_digest, ActionLine, CommitLine, ForfeitLine, Header, Line, Replay, ResultLine, RevealLine,
 };
@@ -175,7 +175,7 @@ pub fn status(path: &Path) -> Result<String, PbmError> {
 /// actions when it is to act, and the salted chain hash.
 pub fn view(path: &Path, seat: Seat) -> Result<Message, PbmError> {
     let open = Open::read(path)?;
-    check_seat(open.replay.game.as_ref(), seat)?;
+    seat.at_table(open.replay.game.seat_count())?;
     // Events since the seat's own last action (its last turn).
     let since = open
         .replay
@@ -188,14 +188,10 @@ pub fn view(path: &Path, seat: Seat) -> Result<Message, PbmError> {
     message(&open, seat, since)
 }
 
-fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), PbmError> {
-    if seat.number() > game.seat_count() {
-        return Err(PbmError::Usage(format!(
-            "seat {seat} does not exist: the game has {} seats",
-            game.seat_count()
-        )));
+impl From<NoSuchSeat> for PbmError {
+    fn from(e: NoSuchSeat) -> PbmError {
+        PbmError::Usage(e.to_string())
     }
-    Ok(())
 }
 
 /// Validates and applies `action` of `seat`; returns the message for every seat.
@@ -275,7 +271,7 @@ fn update(
     let open = Open::read(path)?;
     let salt = open.salt()?.to_string();
     let mut game = open.replay.game.boxed_clone();
-    check_seat(game.as_ref(), seat)?;
+    seat.at_table(game.seat_count())?;
     let before = open.chain.len();
     let (_, line) = change(game.as_mut())?;
     let mut lines = open.replay.lines.clone();

@@ -396,8 +396,9 @@ fn check_action(game: &mut dyn Game, timing: &mut Timing, a: ActionRef<'_>) -> R
 /// Re-plays one forfeit line.
 fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
     let seat = Seat::new(f.seat)
-        .filter(|s| s.number() <= game.seat_count())
-        .ok_or_else(|| format!("seat {} does not exist", f.seat))?;
+        .ok_or("seat 0 does not exist")?
+        .at_table(game.seat_count())
+        .map_err(|e| e.to_string())?;
     // Such a forfeit would change nothing and tell nobody anything: no writer makes
     // one, and what is derived from a forfeit line (`show --seat`) needs a real one.
     if game.outcome().is_some() {
