@@ -298,7 +298,7 @@ impl Controller {
                 let played = s.game.play(seat, &action)?;
                 s.lines.push(Line::Action(ActionLine {
                     ply: s.game.plies(),
-                    seat: seat.number(),
+                    seat,
                     action,
                     taken: played.taken.clone(),
                     forced,
@@ -325,7 +325,7 @@ impl Controller {
                 }
                 let played = s.game.forfeit(seat, ForfeitKind::Resign);
                 s.lines.push(Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
+                    seat,
                     reason: ForfeitKind::Resign,
                     detail: "resigned by the controller".into(),
                     action: None,

@@ -264,7 +264,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         report.plies,
     );
     for s in &report.seats {
-        let place = crate::game::ordinal(report.outcome.places[s.seat - 1]);
+        let place = crate::game::ordinal(report.outcome.places[s.seat.index()]);
         text.push_str(&format!(
             "  {place:<4} seat {} {} ({})\n",
             s.seat, s.label, s.name

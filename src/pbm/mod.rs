@@ -183,7 +183,7 @@ pub fn view(path: &Path, seat: Seat) -> Result<Message, PbmError> {
         .iter()
         .enumerate()
         .rev()
-        .find(|(_, l)| matches!(l, Line::Action(a) if a.seat == seat.number()))
+        .find(|(_, l)| matches!(l, Line::Action(a) if a.seat == seat))
         .map_or(1, |(i, _)| i + 2);
     message(&open, seat, since)
 }
@@ -201,7 +201,7 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
             played.clone(),
             Line::Action(ActionLine {
                 ply: game.plies(),
-                seat: seat.number(),
+                seat,
                 action: action.to_string(),
                 taken: played.taken.clone(),
                 forced: false,
@@ -246,7 +246,7 @@ pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
         Ok((
             played.clone(),
             Line::Forfeit(ForfeitLine {
-                seat: seat.number(),
+                seat,
                 reason: crate::game::ForfeitKind::Resign,
                 detail: "resigned by mail".into(),
                 action: None,
