@@ -83,7 +83,7 @@ fn games(c: &mut Criterion) {
 fn record_line(c: &mut Criterion) {
     let line = Line::Action(ActionLine {
         ply: 17,
-        seat: 1,
+        seat: Seat::new(1).unwrap(),
         action: "a1-c3-e5".into(),
         taken: None,
         forced: false,
@@ -116,7 +116,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
         state: None,
         seats: Seat::all(g.seat_count())
             .map(|seat| SeatEntry {
-                seat: seat.number(),
+                seat,
                 label: g.seat_label(seat),
                 name: "random".into(),
                 command: Some("referee agent random".into()),
@@ -144,7 +144,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
         });
         w.write(&Line::Action(ActionLine {
             ply: g.plies(),
-            seat: seat.number(),
+            seat,
             action,
             taken: played.taken,
             forced,

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::game::{ForfeitKind, Game, GameId, Options, Rejection, Seat, SetupError, Turn};
+use crate::game::{ForfeitKind, Game, GameId, NoSuchSeat, Options, Rejection, Seat, SetupError, Turn};
 use crate::record::{self, ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine};
 
 /// The kinds of `error` answers; harnesses branch on them.
@@ -75,6 +75,12 @@ fn err(kind: ErrorKind, message: impl Into<String>) -> CommandError {
 impl From<SetupError> for CommandError {
     fn from(e: SetupError) -> CommandError {
         err(ErrorKind::Setup, e.to_string())
+    }
+}
+
+impl From<NoSuchSeat> for CommandError {
+    fn from(e: NoSuchSeat) -> CommandError {
+        err(ErrorKind::Usage, e.to_string())
     }
 }
 
@@ -289,12 +295,12 @@ impl Controller {
             Command::Correct => Ok(vec![self.current()?.game.correct_actions().join(" ")]),
             Command::Play(seat, action) => {
                 let s = self.current()?;
-                check_seat(s.game.as_ref(), seat)?;
+                seat.at_table(s.game.seat_count())?;
                 let forced = s.game.forced_action().is_some_and(|f| f == action);
                 let played = s.game.play(seat, &action)?;
                 s.lines.push(Line::Action(ActionLine {
                     ply: s.game.plies(),
-                    seat: seat.number(),
+                    seat,
                     action,
                     taken: played.taken.clone(),
                     forced,
@@ -308,7 +314,7 @@ impl Controller {
             }
             Command::Resign(seat) => {
                 let s = self.current()?;
-                check_seat(s.game.as_ref(), seat)?;
+                seat.at_table(s.game.seat_count())?;
                 if s.game.outcome().is_some() {
                     return Err(err(ErrorKind::Over, "the game is over"));
                 }
@@ -321,7 +327,7 @@ impl Controller {
                 }
                 let played = s.game.forfeit(seat, ForfeitKind::Resign);
                 s.lines.push(Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
+                    seat,
                     reason: ForfeitKind::Resign,
                     detail: "resigned by the controller".into(),
                     action: None,
@@ -332,13 +338,13 @@ impl Controller {
             }
             Command::View(seat) => {
                 let s = self.current()?;
-                check_seat(s.game.as_ref(), seat)?;
+                seat.at_table(s.game.seat_count())?;
                 Ok(vec![s.game.view(seat).text().to_string()])
             }
             Command::Show(seat) => {
                 let s = self.current()?;
                 if let Some(seat) = seat {
-                    check_seat(s.game.as_ref(), seat)?;
+                    seat.at_table(s.game.seat_count())?;
                 }
                 Ok(s.game.diagram(seat).lines().map(str::to_string).collect())
             }
@@ -384,20 +390,6 @@ impl ControlledGame {
             }));
         }
     }
-}
-
-/// Rejects seats the game does not have.
-fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), CommandError> {
-    if seat.number() > game.seat_count() {
-        return Err(err(
-            ErrorKind::Usage,
-            format!(
-                "seat {seat} does not exist: the game has {} seats",
-                game.seat_count()
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// The header of a game driven by the controller: no agents, no clock.

@@ -2025,8 +2025,8 @@ fn wire_check(agents: &[String], fill: &str, seed: u64) -> (usize, Vec<Line>) {
     let mut queues: Vec<VecDeque<(String, usize)>> = vec![VecDeque::new(); n];
     for line in &replay.lines {
         let p = match line {
-            Line::Action(a) => g.play(seat(a.seat), &a.action).expect("replays"),
-            Line::Forfeit(f) => g.forfeit(seat(f.seat), f.reason),
+            Line::Action(a) => g.play(a.seat, &a.action).expect("replays"),
+            Line::Forfeit(f) => g.forfeit(f.seat, f.reason),
             _ => continue,
         };
         for (k, events) in p.seat_events.iter().enumerate() {
@@ -2104,7 +2104,7 @@ fn wire_check(agents: &[String], fill: &str, seed: u64) -> (usize, Vec<Line>) {
         let forfeited = replay
             .lines
             .iter()
-            .any(|l| matches!(l, Line::Forfeit(f) if f.seat == k));
+            .any(|l| matches!(l, Line::Forfeit(f) if f.seat.number() == k));
         assert!(forfeited || queue.is_empty(), "seat {k} was not told {queue:?}");
     }
     (checked, replay.lines)
@@ -2131,7 +2131,9 @@ fn r_f1_a_seat_forfeiting_a_three_seat_match_leaves_the_others_playing() {
     assert!(checked > 100);
     let at = lines
         .iter()
-        .position(|l| matches!(l, Line::Forfeit(f) if f.seat == 2 && f.reason == ForfeitKind::Illegal))
+        .position(
+            |l| matches!(l, Line::Forfeit(f) if f.seat.number() == 2 && f.reason == ForfeitKind::Illegal),
+        )
         .expect("seat 2 forfeits");
     let Line::Forfeit(f) = &lines[at] else {
         unreachable!()
@@ -2141,7 +2143,7 @@ fn r_f1_a_seat_forfeiting_a_three_seat_match_leaves_the_others_playing() {
     let after: Vec<usize> = lines[at..]
         .iter()
         .filter_map(|l| match l {
-            Line::Action(a) => Some(a.seat),
+            Line::Action(a) => Some(a.seat.number()),
             _ => None,
         })
         .collect();

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 
-use referee::game::Seat;
 use referee::record::{self, Line, RecordWriter};
 use tempfile::TempDir;
 
@@ -1254,7 +1253,9 @@ fn swap_hidden_types(lines: &[Line], salt: &str, cover: Cover) -> (Vec<u8>, Stri
         .iter()
         .enumerate()
         .filter_map(|(i, l)| match l {
-            Line::Action(a) if a.seat == 1 && is_placement(&a.action) => Some((i, a.action.chars().next()?)),
+            Line::Action(a) if a.seat.number() == 1 && is_placement(&a.action) => {
+                Some((i, a.action.chars().next()?))
+            }
             _ => None,
         })
         .filter(|(_, t)| *t != 'K')
@@ -1277,7 +1278,7 @@ fn swap_hidden_types(lines: &[Line], salt: &str, cover: Cover) -> (Vec<u8>, Stri
         match line {
             Line::Action(act) => {
                 let played = game
-                    .play(Seat::new(act.seat).expect("seat"), &act.action)
+                    .play(act.seat, &act.action)
                     .expect("an undoubted game replays whatever the types");
                 act.events = played.events;
                 act.taken = played.taken;

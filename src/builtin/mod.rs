@@ -101,7 +101,7 @@ pub fn replay_script(lines: &[Line], seats: usize) -> Vec<VecDeque<String>> {
             }) => (*seat, action),
             _ => continue,
         };
-        if let Some(queue) = script.get_mut(seat.wrapping_sub(1)) {
+        if let Some(queue) = script.get_mut(seat.index()) {
             queue.push_back(action.clone());
         }
     }

@@ -196,7 +196,7 @@ fn add_setoptions(args: &MatchArgs, agents: &mut [SeatAgent]) -> Result<(), Fail
     let seats = agents.len();
     for text in &args.setoptions {
         let parsed = text.split_once(':').and_then(|(seat, rest)| {
-            let seat = seat.parse::<Seat>().ok().filter(|s| s.number() <= seats)?;
+            let seat = seat.parse::<Seat>().ok()?.at_table(seats).ok()?;
             let (name, value) = rest.split_once('=').filter(|(n, _)| !n.is_empty())?;
             Some((seat, name.to_string(), value.to_string()))
         });
@@ -288,7 +288,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         report.plies,
     );
     for s in &report.seats {
-        let place = crate::game::ordinal(report.outcome.places[s.seat - 1]);
+        let place = crate::game::ordinal(report.outcome.places[s.seat.index()]);
         text.push_str(&format!(
             "  {place:<4} seat {} {} ({})\n",
             s.seat, s.label, s.name

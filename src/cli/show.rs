@@ -87,12 +87,8 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
     let header = &replay.header;
     let mut game = record::start_game(header).map_err(|e| Failure::failed(anyhow!(e)))?;
     if let Some(seat) = args.seat {
-        if seat.number() > game.seat_count() {
-            return Err(Failure::usage(anyhow!(
-                "--seat {seat}: the game has {} seats",
-                game.seat_count()
-            )));
-        }
+        seat.at_table(game.seat_count())
+            .map_err(|e| Failure::usage(anyhow!("--seat {seat}: the game has {} seats", e.seats)))?;
     }
     let upto = args.ply.unwrap_or(u32::MAX);
     if args.ply.is_some_and(|k| k > replay.game.plies()) {

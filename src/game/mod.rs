@@ -50,6 +50,48 @@ impl Seat {
     }
 }
 
+/// Records write a seat as its 1-based number, as they did when they held a bare
+/// number, so the bytes (and hence the hash chain) are unchanged.
+impl serde::Serialize for Seat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::from(self.0))
+    }
+}
+
+/// Reading a record refuses seat 0 (and numbers past the last possible seat) here,
+/// so every `Seat` a record line holds is one.
+impl<'de> serde::Deserialize<'de> for Seat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Seat, D::Error> {
+        let n = u64::deserialize(d)?;
+        usize::try_from(n).ok().and_then(Seat::new).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "seat {n} does not exist: seats are numbered from 1 to 255"
+            ))
+        })
+    }
+}
+
+/// A seat the game does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("seat {seat} does not exist: the game has {seats} seats")]
+pub struct NoSuchSeat {
+    /// The seat asked for.
+    pub seat: Seat,
+    /// How many seats the game has.
+    pub seats: usize,
+}
+
+impl Seat {
+    /// `self` when a game of `seats` seats has it: the one range check for seats
+    /// that come from users and records (a `Seat` is never 0, so only the top end).
+    pub fn at_table(self, seats: usize) -> Result<Seat, NoSuchSeat> {
+        if self.number() > seats {
+            return Err(NoSuchSeat { seat: self, seats });
+        }
+        Ok(self)
+    }
+}
+
 impl fmt::Display for Seat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
@@ -109,6 +151,22 @@ pub enum Turn {
     },
     /// The game is over.
     Over,
+}
+
+impl Turn {
+    /// The turn check every game's `play` starts with: `Ok` when `seat` is to act,
+    /// else why not; `whose` says whose turn it is in the game's words, and is only
+    /// called (it formats) for a rejection.
+    pub fn check(self, seat: Seat, whose: impl FnOnce(Seat) -> String) -> Result<(), Rejection> {
+        match self {
+            Turn::Over => Err(Rejection::GameOver),
+            Turn::Act { seat: to_act, .. } if to_act != seat => Err(Rejection::NotYourTurn {
+                seat,
+                turn: whose(to_act),
+            }),
+            Turn::Act { .. } => Ok(()),
+        }
+    }
 }
 
 /// Why a seat forfeited; the four kinds are distinct in records and results.
@@ -484,4 +542,24 @@ pub fn push_decimal(s: &mut String, n: impl Into<u64>) {
         n /= 10;
     }
     digits[at..].iter().for_each(|&d| s.push(char::from(d)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Seat;
+
+    #[test]
+    fn a_seat_is_written_as_its_number() {
+        let seat = Seat::new(3).unwrap();
+        assert_eq!(serde_json::to_string(&seat).unwrap(), "3");
+        assert_eq!(serde_json::from_str::<Seat>("3").unwrap(), seat);
+    }
+
+    #[test]
+    fn reading_seat_0_says_seats_start_at_1() {
+        let e = serde_json::from_str::<Seat>("0").unwrap_err().to_string();
+        assert!(e.contains("seat 0 does not exist"), "{e}");
+        assert!(serde_json::from_str::<Seat>("256").is_err());
+        assert!(serde_json::from_str::<Seat>("-1").is_err());
+    }
 }

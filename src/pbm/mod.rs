@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::game::{Game, GameId, Options, Played, Rejection, Seat, Turn};
+use crate::game::{Game, GameId, NoSuchSeat, Options, Played, Rejection, Seat, Turn};
 use crate::record::{
     self, salted_digest, ActionLine, CommitLine, ForfeitLine, Header, Line, Replay, ResultLine, RevealLine,
 };
@@ -175,7 +175,7 @@ pub fn status(path: &Path) -> Result<String, PbmError> {
 /// actions when it is to act, and the salted chain hash.
 pub fn view(path: &Path, seat: Seat) -> Result<Message, PbmError> {
     let open = Open::read(path)?;
-    check_seat(open.replay.game.as_ref(), seat)?;
+    seat.at_table(open.replay.game.seat_count())?;
     // Events since the seat's own last action (its last turn).
     let since = open
         .replay
@@ -183,19 +183,15 @@ pub fn view(path: &Path, seat: Seat) -> Result<Message, PbmError> {
         .iter()
         .enumerate()
         .rev()
-        .find(|(_, l)| matches!(l, Line::Action(a) if a.seat == seat.number()))
+        .find(|(_, l)| matches!(l, Line::Action(a) if a.seat == seat))
         .map_or(1, |(i, _)| i + 2);
     message(&open, seat, since)
 }
 
-fn check_seat(game: &dyn Game, seat: Seat) -> Result<(), PbmError> {
-    if seat.number() > game.seat_count() {
-        return Err(PbmError::Usage(format!(
-            "seat {seat} does not exist: the game has {} seats",
-            game.seat_count()
-        )));
+impl From<NoSuchSeat> for PbmError {
+    fn from(e: NoSuchSeat) -> PbmError {
+        PbmError::Usage(e.to_string())
     }
-    Ok(())
 }
 
 /// Validates and applies `action` of `seat`; returns the message for every seat.
@@ -205,7 +201,7 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
             played.clone(),
             Line::Action(ActionLine {
                 ply: game.plies(),
-                seat: seat.number(),
+                seat,
                 action: action.to_string(),
                 taken: played.taken.clone(),
                 forced: false,
@@ -250,7 +246,7 @@ pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
         Ok((
             played.clone(),
             Line::Forfeit(ForfeitLine {
-                seat: seat.number(),
+                seat,
                 reason: crate::game::ForfeitKind::Resign,
                 detail: "resigned by mail".into(),
                 action: None,
@@ -275,7 +271,7 @@ fn update(
     let open = Open::read(path)?;
     let salt = open.salt()?.to_string();
     let mut game = open.replay.game.boxed_clone();
-    check_seat(game.as_ref(), seat)?;
+    seat.at_table(game.seat_count())?;
     let before = open.chain.len();
     let (_, line) = change(game.as_mut())?;
     let mut lines = open.replay.lines.clone();

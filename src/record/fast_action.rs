@@ -8,7 +8,7 @@
 //! a subset of what serde accepts and reads it to the same values.
 
 use super::ActionLine;
-use crate::game::push_decimal;
+use crate::game::{push_decimal, Seat};
 
 /// An action line's members, borrowed from the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub(super) struct ActionRef<'a> {
     /// See [`ActionLine::ply`].
     pub ply: u32,
     /// See [`ActionLine::seat`].
-    pub seat: usize,
+    pub seat: Seat,
     /// See [`ActionLine::action`].
     pub action: &'a str,
     /// See [`ActionLine::taken`].
@@ -144,7 +144,7 @@ pub(super) fn write(line: &ActionLine, out: &mut String) -> bool {
     out.push_str("{\"type\":\"action\",\"ply\":");
     push_decimal(out, line.ply);
     out.push_str(",\"seat\":");
-    push_decimal(out, line.seat as u64);
+    push_decimal(out, line.seat.number() as u64);
     out.push_str(",\"action\":");
     string(out, &line.action);
     if let Some(taken) = &line.taken {
@@ -184,7 +184,8 @@ pub(super) fn parse(head: &str) -> Option<ActionRef<'_>> {
     r.eat("{\"type\":\"action\",\"ply\":")?;
     let ply = u32::try_from(r.number()?).ok()?;
     r.eat(",\"seat\":")?;
-    let seat = usize::try_from(r.number()?).ok()?;
+    // Seat 0 goes to serde, which says what is wrong with it.
+    let seat = usize::try_from(r.number()?).ok().and_then(Seat::new)?;
     r.eat(",\"action\":")?;
     let action = r.string()?;
     let taken = match r.eat(",\"taken\":") {
@@ -318,7 +319,7 @@ mod tests {
     fn the_writers_own_lines_take_the_fast_path() {
         let line = ActionLine {
             ply: 12,
-            seat: 2,
+            seat: Seat::new(2).unwrap(),
             action: "a1-c3".into(),
             taken: Some("a1".into()),
             forced: true,
@@ -405,7 +406,7 @@ mod tests {
         #[test]
         fn any_line_is_written_as_serde_writes_it(
             ply: u32,
-            seat: usize,
+            seat in 1usize..=255,
             action in ".{0,12}",
             taken in proptest::option::of(".{0,6}"),
             forced: bool,
@@ -414,6 +415,7 @@ mod tests {
             think_ms: Option<u64>,
             clock_ms: Option<u64>,
         ) {
+            let seat = Seat::new(seat).unwrap();
             writes_as_serde(&ActionLine { ply, seat, action, taken, forced, opening, events, think_ms, clock_ms });
         }
 
@@ -446,7 +448,7 @@ mod tests {
             agrees(&raw);
             let line = ActionLine {
                 ply: 1,
-                seat: 1,
+                seat: Seat::new(1).unwrap(),
                 action,
                 taken: None,
                 forced: false,

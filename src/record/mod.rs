@@ -36,8 +36,8 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// Who sits in a seat, as the header records it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatEntry {
-    /// Seat number from 1.
-    pub seat: usize,
+    /// The seat (written as its number from 1).
+    pub seat: Seat,
     /// The side it plays, e.g. `Blue`.
     pub label: String,
     /// The agent's name (`id name`), or the controller's name for the seat.
@@ -97,7 +97,7 @@ impl Header {
                 .map(|s| {
                     let (name, command) = seat(s);
                     SeatEntry {
-                        seat: s.number(),
+                        seat: s,
                         label: game.seat_label(s),
                         name,
                         command,
@@ -118,7 +118,7 @@ pub struct ActionLine {
     /// The ply this action made (1 for the first).
     pub ply: u32,
     /// The seat that acted.
-    pub seat: usize,
+    pub seat: Seat,
     /// The action as submitted.
     pub action: String,
     /// The action as taken, when different (R-M4).
@@ -145,7 +145,7 @@ pub struct ActionLine {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForfeitLine {
     /// The seat that forfeited.
-    pub seat: usize,
+    pub seat: Seat,
     /// Why.
     pub reason: ForfeitKind,
     /// A human-readable explanation.

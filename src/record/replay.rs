@@ -13,7 +13,7 @@ use super::fast_action::{self, ActionRef};
 use super::timing::Timing;
 use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, RevealLine, FORMAT, GENESIS};
 use crate::clock::SeatClock;
-use crate::game::{ForfeitKind, Game, GameId, Played, Seat, SeatEvent};
+use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent};
 
 /// A problem found in a record, naming its line (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -307,10 +307,11 @@ fn parse_line(text: &str) -> serde_json::Result<Line> {
 pub fn step(game: &mut dyn Game, line: &Line) -> Option<Played> {
     match line {
         Line::Action(a) => {
-            let seat = Seat::new(a.seat).expect("verified record");
-            Some(game.play(seat, &a.action).expect("verified record"))
+            // Invariant: `line` is from a verified record, whose every action the
+            // rules accepted when it was verified.
+            Some(game.play(a.seat, &a.action).expect("verified record"))
         }
-        Line::Forfeit(f) => Some(game.forfeit(Seat::new(f.seat).expect("verified record"), f.reason)),
+        Line::Forfeit(f) => Some(game.forfeit(f.seat, f.reason)),
         Line::Header(_) | Line::Result(_) | Line::Commit(_) | Line::Reveal(_) => None,
     }
 }
@@ -358,7 +359,7 @@ fn check_action(game: &mut dyn Game, timing: &mut Timing, a: ActionRef<'_>) -> R
     if a.ply != game.plies() + 1 {
         return Err(format!("ply {} where ply {} was due", a.ply, game.plies() + 1));
     }
-    let seat = Seat::new(a.seat).ok_or("seat 0 does not exist")?;
+    let seat = a.seat;
     if a.forced && game.forced_action().as_deref() != Some(a.action) {
         return Err(format!(
             "`{}` is marked forced but is not the forced action",
@@ -395,9 +396,7 @@ fn check_action(game: &mut dyn Game, timing: &mut Timing, a: ActionRef<'_>) -> R
 
 /// Re-plays one forfeit line.
 fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
-    let seat = Seat::new(f.seat)
-        .filter(|s| s.number() <= game.seat_count())
-        .ok_or_else(|| format!("seat {} does not exist", f.seat))?;
+    let seat = f.seat.at_table(game.seat_count()).map_err(|e| e.to_string())?;
     // Such a forfeit would change nothing and tell nobody anything: no writer makes
     // one, and what is derived from a forfeit line (`show --seat`) needs a real one.
     if game.outcome().is_some() {

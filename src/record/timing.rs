@@ -84,10 +84,8 @@ impl Timing {
                     .into(),
             );
         };
-        let clock = a
-            .seat
-            .checked_sub(1)
-            .and_then(|i| clocks.get_mut(i))
+        let clock = clocks
+            .get_mut(a.seat.index())
             .ok_or_else(|| format!("seat {} does not exist", a.seat))?;
         // A think time over the budget is no error: the margin, which the record does
         // not keep, may have allowed it, and the clock then stops at zero.

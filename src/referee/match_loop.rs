@@ -315,7 +315,7 @@ impl Match<'_> {
         });
         let line = Line::Action(ActionLine {
             ply,
-            seat: seat.number(),
+            seat,
             action,
             taken: played.taken,
             forced: origin == Origin::Forced,
@@ -360,7 +360,7 @@ impl Match<'_> {
         }
         let played = self.game.forfeit(seat, failure.kind);
         self.write(&Line::Forfeit(ForfeitLine {
-            seat: seat.number(),
+            seat,
             reason: failure.kind,
             detail: failure.detail.clone(),
             action,

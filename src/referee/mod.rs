@@ -162,7 +162,7 @@ pub fn play_match(
         });
     }
     // A seat that forfeited before the game was interrupted stays out.
-    let gone: Vec<usize> = resumed
+    let gone: Vec<Seat> = resumed
         .iter()
         .flat_map(|r| &r.lines)
         .filter_map(|l| match l {
@@ -192,14 +192,14 @@ fn start_and_play(
     config: &MatchConfig,
     game: Box<dyn Game>,
     resumed: Option<record::Replay>,
-    gone: &[usize],
+    gone: &[Seat],
     sessions: &mut Vec<Option<AgentSession>>,
     scratch: &mut Vec<PathBuf>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<MatchReport, MatchError> {
     for (i, agent) in config.agents.iter().enumerate() {
         let seat = Seat::from_index(i);
-        if gone.contains(&seat.number()) {
+        if gone.contains(&seat) {
             sessions.push(None);
             continue;
         }

@@ -357,7 +357,7 @@ pub fn read_result(
         .lines
         .iter()
         .filter_map(|l| match l {
-            Line::Forfeit(f) => Some((f.seat.saturating_sub(1), f.reason)),
+            Line::Forfeit(f) => Some((f.seat.index(), f.reason)),
             _ => None,
         })
         .collect();

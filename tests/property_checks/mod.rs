@@ -582,7 +582,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
         state,
         seats: Seat::all(game.seat_count())
             .map(|seat| SeatEntry {
-                seat: seat.number(),
+                seat,
                 label: game.seat_label(seat),
                 name: "random".into(),
                 command: (seat.number() % 2 == 0).then(|| "referee agent random".into()),
@@ -616,7 +616,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
             _ if flag_fell => {
                 let events = game.forfeit(seat, ForfeitKind::Timeout).events;
                 Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
+                    seat,
                     reason: ForfeitKind::Timeout,
                     detail: "out of time".into(),
                     action: None,
@@ -626,7 +626,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
             0 => {
                 let events = game.forfeit(seat, ForfeitKind::Illegal).events;
                 Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
+                    seat,
                     reason: ForfeitKind::Illegal,
                     detail: "illegal action".into(),
                     action: Some("zz".into()),
@@ -643,7 +643,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                 let reason = kinds[rng.below(kinds.len())];
                 let events = game.forfeit(seat, reason).events;
                 Line::Forfeit(ForfeitLine {
-                    seat: seat.number(),
+                    seat,
                     reason,
                     detail: format!("{reason}"),
                     action: None,
@@ -668,7 +668,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                 });
                 Line::Action(ActionLine {
                     ply: game.plies(),
-                    seat: seat.number(),
+                    seat,
                     action,
                     taken: played.taken,
                     forced,

@@ -345,15 +345,9 @@ impl Game for IdtGame {
     }
 
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {
-        let Turn::Act { seat: to_act, .. } = self.turn() else {
-            return Err(Rejection::GameOver);
-        };
-        if seat != to_act {
-            return Err(Rejection::NotYourTurn {
-                seat,
-                turn: format!("seat {to_act} ({}) is to act", self.pos.to_act),
-            });
-        }
+        let to_act_side = self.pos.to_act;
+        self.turn()
+            .check(seat, |to_act| format!("seat {to_act} ({to_act_side}) is to act"))?;
         let action = notation::parse(text, self.variant.board).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
             reason,

@@ -164,21 +164,16 @@ impl Game for MultiGame {
     }
 
     fn play(&mut self, seat: Seat, text: &str) -> Result<Played, Rejection> {
-        let Turn::Act { seat: to_move, .. } = self.turn() else {
-            return Err(Rejection::GameOver);
-        };
-        if self.pos.out.contains(&seat) {
+        let turn = self.turn();
+        // R-M5's check sits between the two halves of the turn check: a finished game
+        // says so first, and a seat that is out is told that, not whose turn it is.
+        if turn != Turn::Over && self.pos.out.contains(&seat) {
             return Err(Rejection::Illegal {
                 action: text.to_string(),
                 reason: format!("seat {seat} is out of the game (R-M5)"),
             });
         }
-        if seat != to_move {
-            return Err(Rejection::NotYourTurn {
-                seat,
-                turn: format!("seat {to_move} is to move"),
-            });
-        }
+        turn.check(seat, |to_move| format!("seat {to_move} is to move"))?;
         let illegal = |reason: String| Rejection::Illegal {
             action: text.to_string(),
             reason,

@@ -239,15 +239,9 @@ impl Game for ParkerGame {
     }
 
     fn play_omniscient(&mut self, seat: Seat, text: &str) -> Result<Omniscient, Rejection> {
-        let Turn::Act { seat: to_act, .. } = self.turn() else {
-            return Err(Rejection::GameOver);
-        };
-        if seat != to_act {
-            return Err(Rejection::NotYourTurn {
-                seat,
-                turn: format!("seat {to_act} ({}) is to move", self.pos.to_move),
-            });
-        }
+        let to_move = self.pos.to_move;
+        self.turn()
+            .check(seat, |to_act| format!("seat {to_act} ({to_move}) is to move"))?;
         let action = Action::parse(text).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
             reason,
