@@ -356,8 +356,10 @@ pub fn start_game(h: &Header) -> Result<Box<dyn Game>, String> {
 /// Re-plays one action line and checks its times and flags with `timing`; returns
 /// the events the rules give, which are the recorded ones.
 fn check_action(game: &mut dyn Game, timing: &mut Timing, a: ActionRef<'_>) -> Result<Vec<String>, String> {
-    if a.ply != game.plies() + 1 {
-        return Err(format!("ply {} where ply {} was due", a.ply, game.plies() + 1));
+    // Wide enough that a state at the last ply a counter can hold cannot overflow.
+    let due = u64::from(game.plies()) + 1;
+    if u64::from(a.ply) != due {
+        return Err(format!("ply {} where ply {due} was due", a.ply));
     }
     let seat = a.seat;
     if a.forced && game.forced_action().as_deref() != Some(a.action) {
