@@ -78,7 +78,7 @@ pub fn run(
     store_definition(def, opts)?;
     let mine: Vec<&Scheduled> = schedule
         .iter()
-        .filter(|g| opts.shard.is_none_or(|s| s.contains(g.index)))
+        .filter(|g| opts.shard.is_none_or(|s| s.contains(g)))
         .collect();
     let (results, queue) = resume(def, opts, &schedule, &mine)?;
     let stop = AtomicBool::new(false);

@@ -105,9 +105,6 @@ impl Pentanomial {
     }
 }
 
-/// Pairs played before an SPRT may decide.
-pub const MIN_PAIRS: u32 = 10;
-
 /// A sequential probability ratio test between `elo0` (H0) and `elo1` (H1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sprt {
@@ -196,13 +193,11 @@ impl Sprt {
         n * ((m - mu0).powi(2) - (m - mu1).powi(2)) / (2.0 * var)
     }
 
-    /// The decision for the counts so far.
+    /// The decision for the counts so far: an LLR on or beyond a bound decides,
+    /// however few the pairs. There is no minimum number of pairs: a hidden one made
+    /// a printed `LLR 7.64 (-2.94, 2.94)` read `continue`; the prior of
+    /// [`Pentanomial::moments`] is what keeps one lucky pair from deciding a close test.
     pub fn state(&self, p: &Pentanomial) -> SprtState {
-        // The normal approximation behind the LLR needs some pairs: a single decisive
-        // pair would otherwise end a test.
-        if p.pairs() < MIN_PAIRS {
-            return SprtState::Continue;
-        }
         let llr = self.llr(p);
         let (lo, hi) = self.bounds();
         if llr >= hi {
@@ -325,13 +320,51 @@ mod tests {
         };
         let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, 3]));
         assert!(llr.is_finite() && llr > sprt.bounds().1, "{llr}");
-        assert_eq!(
-            sprt.state(&Pentanomial([3, 0, 0, 0, 0])),
-            SprtState::Continue,
-            "too few pairs"
-        );
         assert_eq!(sprt.state(&Pentanomial([10, 0, 0, 0, 0])), SprtState::AcceptH0);
         assert_eq!(sprt.llr(&Pentanomial::default()), 0.0);
+    }
+
+    #[test]
+    fn an_llr_beyond_a_bound_decides_however_few_the_pairs() {
+        // Regression: a hidden minimum of ten pairs printed `LLR 7.64 (-2.94, 2.94)
+        // continue`. The state is the LLR against the bounds, nothing else.
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 200.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let (lo, hi) = sprt.bounds();
+        for cells in [
+            [0, 0, 0, 0, 3],
+            [3, 0, 0, 0, 0],
+            [0, 0, 1, 2, 0],
+            [0, 0, 0, 0, 1],
+            [1, 0, 0, 0, 0],
+        ] {
+            let p = Pentanomial(cells);
+            let llr = sprt.llr(&p);
+            let expect = if llr >= hi {
+                SprtState::AcceptH1
+            } else if llr <= lo {
+                SprtState::AcceptH0
+            } else {
+                SprtState::Continue
+            };
+            assert_eq!(sprt.state(&p), expect, "{cells:?}: LLR {llr}");
+        }
+        assert_eq!(sprt.state(&Pentanomial([3, 0, 0, 0, 0])), SprtState::AcceptH0);
+        // A close test is not decided by one decisive pair: the prior holds it back.
+        let close_test = Sprt {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert_eq!(
+            close_test.state(&Pentanomial([0, 0, 0, 0, 1])),
+            SprtState::Continue
+        );
     }
 
     #[test]
