@@ -8,7 +8,8 @@
 //! The rooms: `definition` is what a tournament is (stored as `tournament.json`),
 //! `run` plays its games concurrently, `results` reads each game's
 //! record back, checked against the schedule, and loads and merges directories, and
-//! `summary` turns the results into the table; [`entrants`], [`schedule`] and
+//! `summary` turns the results into the table, and `shared` is the directory through
+//! which shards share finished cycles for a global SPRT; [`entrants`], [`schedule`] and
 //! [`stats`] are the bots, the pairings and the statistics they use.
 
 mod definition;
@@ -16,6 +17,7 @@ pub mod entrants;
 mod results;
 mod run;
 pub mod schedule;
+mod shared;
 pub mod stats;
 mod summary;
 
@@ -26,6 +28,7 @@ pub use definition::{Definition, SprtDef};
 pub use entrants::Entrant;
 pub use results::{load_dir, merge, read_result, record_path, GameResult, RecordProblem};
 pub use run::{run, Event, RunOptions};
+pub use shared::SharedProblem;
 pub use summary::{summarize, Pairing, Standing, Summary};
 
 /// Why a tournament could not run.
@@ -57,6 +60,14 @@ pub enum TournamentError {
         path: PathBuf,
         /// What is wrong with it.
         problem: RecordProblem,
+    },
+    /// A shared directory (`--shared`) that cannot be used.
+    #[error("--shared {}: {problem}", path.display())]
+    Shared {
+        /// The directory, or the shard's file in it.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: SharedProblem,
     },
 }
 
