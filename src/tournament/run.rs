@@ -106,7 +106,7 @@ pub fn run(
     let (results, queue) = resume(def, opts, &schedule, &mine)?;
     let mut progress = Progress {
         results: Vec::new(),
-        cycles: BTreeMap::new(),
+        partial: BTreeMap::new(),
         schedule: &schedule,
         total: mine.len(),
         sprt: def.sprt.map(Sprt::from),
@@ -200,8 +200,8 @@ fn resume<'s>(
 struct Progress<'r> {
     /// The results so far, resumed ones included, in the order they came.
     results: Vec<GameResult>,
-    /// Finished games of each seating cycle so far.
-    cycles: BTreeMap<usize, usize>,
+    /// The finished games of each seating cycle not yet complete.
+    partial: BTreeMap<usize, Vec<GameResult>>,
     /// The whole schedule.
     schedule: &'r [Scheduled],
     /// Games in this run.
@@ -240,25 +240,23 @@ impl Progress<'_> {
         Ok(self.stopped)
     }
 
-    /// Counts a finished game; once its seating cycle is complete, shares the cycle.
+    /// Counts a finished game; once its seating cycle is complete, shares the cycle
+    /// (kept apart until then, so that sharing costs nothing per game already done).
     fn count(&mut self, result: GameResult) -> Result<(), TournamentError> {
         let cycle = self.schedule[result.index].cycle;
         let seats = self.schedule[result.index].seats.len();
-        self.results.push(result);
-        let done = self.cycles.entry(cycle).or_insert(0);
-        *done += 1;
-        if *done == seats {
-            if let Some(shared) = &mut self.shared {
-                let mut games: Vec<GameResult> = self
-                    .results
-                    .iter()
-                    .filter(|r| self.schedule[r.index].cycle == cycle)
-                    .cloned()
-                    .collect();
+        if self.shared.is_some() {
+            let games = self.partial.entry(cycle).or_default();
+            games.push(result.clone());
+            if games.len() == seats {
+                let mut games = self.partial.remove(&cycle).expect("just filled");
                 games.sort_by_key(|r| r.index);
-                shared.append(cycle, &games)?;
+                if let Some(shared) = &mut self.shared {
+                    shared.append(cycle, &games)?;
+                }
             }
         }
+        self.results.push(result);
         Ok(())
     }
 
