@@ -1,6 +1,7 @@
 //! `referee tournament` and `referee merge` through the real binary: seat balance and
 //! shared openings of the schedule, shards and merging, resuming after SIGKILL and
-//! SIGTERM, entrants from flags and files, crashing entrants, the SPRT, and bad input.
+//! SIGTERM, entrants from flags and files, crashing entrants, the SPRT (also over
+//! shards sharing a directory, one of them dying midway), and bad input.
 //!
 //! Every game uses the built-in agents (deterministic from the seed) or small sh bots
 //! in `fixtures/tournament/`, so two runs with the same arguments give the same JSON.
@@ -1388,4 +1389,277 @@ fn an_entrant_starts_in_its_dir() {
     // Elsewhere (a private directory) it finds no book: the key is what made it work.
     let without = run(&[], "without");
     assert_eq!(standing(&without, "booked")["crashes"], 2, "{without}");
+}
+
+// ---------------------------------------------------------------------------
+// 8. A global SPRT over shards sharing a directory
+
+/// Greedy against random with an SPRT that needs about two dozen pairs (greedy
+/// wins every game): more than any one of four shards plays before all of them
+/// together decide.
+fn shared_args() -> Vec<String> {
+    words(&[
+        "--game",
+        "telka",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+        "--games",
+        "400",
+        "--sprt",
+        "elo0=0",
+        "elo1=50",
+        "alpha=0.05",
+        "beta=0.05",
+        "--json",
+    ])
+}
+
+/// The SPRT of [`shared_args`].
+const SHARED_SPRT: Sprt = Sprt {
+    elo0: 0.0,
+    elo1: 50.0,
+    alpha: 0.05,
+    beta: 0.05,
+};
+
+/// Starts shard `i` of 4 into `<dir>/s<i>` sharing `<dir>/shared`, its output in
+/// `<dir>/s<i>.out` and `.err`; `fault` is the `REFEREE_TOURNAMENT_FAULT` to inject.
+fn start_shard(dir: &Path, i: usize, extra: &[&str], fault: Option<&str>) -> Child {
+    let file = |ext: &str| std::fs::File::create(dir.join(format!("s{i}.{ext}"))).unwrap();
+    let mut cmd = Command::new(exe());
+    cmd.current_dir(dir)
+        .env("TMPDIR", dir)
+        .env_remove("REFEREE_TOURNAMENT_FAULT")
+        .args([
+            "tournament",
+            "--out",
+            &format!("s{i}"),
+            "--shard",
+            &format!("{i}/4"),
+        ])
+        .args(["--shared", "shared"])
+        .args(shared_args())
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(file("out"))
+        .stderr(file("err"));
+    if let Some(fault) = fault {
+        cmd.env("REFEREE_TOURNAMENT_FAULT", fault);
+    }
+    cmd.spawn().expect("start a shard")
+}
+
+/// The lines of a shard's file in the shared directory, as JSON.
+fn shared_lines(dir: &Path, i: usize) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join(format!("shared/shard-{i}-of-4.jsonl"))).unwrap_or_default();
+    text.lines().map(parse).collect()
+}
+
+/// The pentanomial counts of the first pairing of a summary.
+fn pentanomial_of(summary: &Value) -> Pentanomial {
+    let cells: Vec<u32> = summary["pairings"][0]["pentanomial"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_u64().unwrap() as u32).collect())
+        .unwrap_or_else(|| vec![0; 5]);
+    Pentanomial(cells.try_into().unwrap())
+}
+
+/// Every cycle in the shared directory exactly once, each line the shard's own
+/// finished games as its records say (nothing lost, nothing doubled); returns the
+/// number of cycles shared.
+fn check_shared_against_records(dir: &Path) -> usize {
+    let mut cycles = BTreeSet::new();
+    for i in 1..=4 {
+        let finished: BTreeSet<usize> = records(&dir.join(format!("s{i}")))
+            .into_iter()
+            .filter(|(_, p)| is_finished(p))
+            .map(|(k, _)| k)
+            .collect();
+        for line in shared_lines(dir, i) {
+            let cycle = line["cycle"].as_u64().unwrap() as usize;
+            assert!(cycles.insert(cycle), "cycle {cycle} shared twice");
+            assert_eq!(cycle % 4, i - 1, "cycle {cycle} is not shard {i}'s");
+            let games: Vec<usize> = line["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g["index"].as_u64().unwrap() as usize)
+                .collect();
+            assert_eq!(games, [2 * cycle, 2 * cycle + 1], "shard {i}: {line}");
+            assert!(games.iter().all(|g| finished.contains(g)), "shard {i}: {line}");
+        }
+        // Every complete pair a shard finished is shared.
+        let pairs = finished
+            .iter()
+            .filter(|&&g| g % 2 == 0 && finished.contains(&(g + 1)))
+            .count();
+        assert_eq!(pairs, shared_lines(dir, i).len(), "shard {i}");
+    }
+    cycles.len()
+}
+
+/// `referee merge` of the four shards: its SPRT decided H1, over exactly the pairs
+/// the shards shared.
+fn check_merge(dir: &Path, shared_pairs: usize) {
+    let run = referee(dir, &words(&["merge", "--json", "s1", "s2", "s3", "s4"]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let merged = parse(&run.stdout);
+    assert_eq!(merged["sprt"][2], "H1 accepted", "{merged}");
+    let p = pentanomial_of(&merged);
+    assert_eq!(p.pairs() as usize, shared_pairs);
+    assert!(SHARED_SPRT.llr(&p) >= SHARED_SPRT.bounds().1);
+}
+
+#[test]
+fn four_shards_sharing_a_directory_stop_together_on_their_combined_sprt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut children: Vec<Child> = (1..=4).map(|i| start_shard(dir, i, &[], None)).collect();
+    for (i, child) in children.iter_mut().enumerate() {
+        assert_eq!(wait_bounded(child), Some(0), "shard {}", i + 1);
+    }
+    for i in 1..=4 {
+        let err = std::fs::read_to_string(dir.join(format!("s{i}.err"))).unwrap();
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("SPRT: H1 accepted by all shards together"))
+            .unwrap_or_else(|| panic!("shard {i} did not stop on the combined SPRT: {err}"));
+        // `… N pairs, M of them this shard's`: the decision used the others' pairs.
+        let numbers: Vec<usize> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let (all, mine) = (numbers[numbers.len() - 2], numbers[numbers.len() - 1]);
+        assert!(all > mine, "shard {i}: {line}");
+        // Alone, no shard's own pairs decide: only their combination does.
+        let own = parse(&std::fs::read_to_string(dir.join(format!("s{i}.out"))).unwrap());
+        assert_eq!(own["sprt"][2], "continue", "shard {i} decided alone");
+        assert!(
+            (own["finished"].as_u64().unwrap()) < 100,
+            "shard {i} did not stop early"
+        );
+    }
+    let shared = check_shared_against_records(dir);
+    check_merge(dir, shared);
+}
+
+#[test]
+fn a_shard_that_dies_midway_counts_its_finished_pairs_and_never_its_half_pair() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // Shard 4 dies after its third game: one pair shared, one half pair on disk.
+    let mut dying = start_shard(dir, 4, &[], Some("abort-after-games=3"));
+    assert_ne!(
+        wait_bounded(&mut dying),
+        Some(0),
+        "the injected death did not happen"
+    );
+    let finished = |i: usize| {
+        records(&dir.join(format!("s{i}")))
+            .values()
+            .filter(|p| is_finished(p))
+            .count()
+    };
+    assert_eq!(finished(4), 3);
+    assert_eq!(shared_lines(dir, 4).len(), 1, "only the whole pair is shared");
+    // As if it had also died writing its next line: a torn last line.
+    let own = dir.join("shared/shard-4-of-4.jsonl");
+    let mut file = std::fs::OpenOptions::new().append(true).open(&own).unwrap();
+    std::io::Write::write_all(&mut file, b"{\"cycle\":7,\"ga").unwrap();
+    drop(file);
+    let mut others: Vec<Child> = (1..=3).map(|i| start_shard(dir, i, &[], None)).collect();
+    for (i, child) in others.iter_mut().enumerate() {
+        assert_eq!(wait_bounded(child), Some(0), "shard {}", i + 1);
+        let err = std::fs::read_to_string(dir.join(format!("s{}.err", i + 1))).unwrap();
+        assert!(err.contains("SPRT: H1 accepted by all shards together"), "{err}");
+    }
+    // Resumed, the dead shard cuts its torn line, keeps its half pair unplayed and
+    // uncounted, and starts nothing: the combined SPRT has decided.
+    let mut resumed = start_shard(dir, 4, &["--resume"], None);
+    assert_eq!(wait_bounded(&mut resumed), Some(0));
+    let err = std::fs::read_to_string(dir.join("s4.err")).unwrap();
+    assert!(err.contains("SPRT: H1 accepted by all shards together"), "{err}");
+    assert_eq!(finished(4), 3, "the resumed shard played on: {err}");
+    let text = std::fs::read_to_string(&own).unwrap();
+    assert!(text.ends_with('\n') && text.lines().count() == 1, "{text:?}");
+    let shared = check_shared_against_records(dir);
+    check_merge(dir, shared);
+    // The half pair is in the table's games but not in the pentanomial.
+    let run = referee(dir, &words(&["merge", "--json", "s1", "s2", "s3", "s4"]));
+    let merged = parse(&run.stdout);
+    let games: u64 = (1..=4).map(|i| finished(i) as u64).sum();
+    assert_eq!(merged["finished"], games);
+    assert_eq!(2 * pentanomial_of(&merged).pairs() as u64 + 1, games);
+}
+
+#[test]
+fn the_same_seed_at_concurrency_1_stops_after_the_same_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = shared_args();
+    args.retain(|a| a != "--json");
+    let runs: Vec<Vec<usize>> = (0..3)
+        .map(|k| {
+            let out = format!("t{k}");
+            tournament(tmp.path(), &out, &args);
+            records(&tmp.path().join(&out)).into_keys().collect()
+        })
+        .collect();
+    assert!(runs[0].len() < 400 && runs[0].len() % 2 == 0, "{:?}", runs[0]);
+    assert_eq!(runs[0], (0..runs[0].len()).collect::<Vec<_>>());
+    assert!(runs.iter().all(|r| *r == runs[0]), "{runs:?}");
+}
+
+#[test]
+fn a_shared_directory_of_another_tournament_is_refused_and_nothing_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut first = start_shard(dir, 1, &[], None);
+    assert_eq!(wait_bounded(&mut first), Some(0));
+    let before = std::fs::read(dir.join("shared/shard-1-of-4.jsonl")).unwrap();
+    let mut other = words(&[
+        "tournament",
+        "--out",
+        "other",
+        "--shared",
+        "shared",
+        "--seed",
+        "9",
+    ]);
+    other.extend(shared_args());
+    let run = referee(dir, &other);
+    assert_usage_error(
+        &run,
+        "another tournament's shared directory",
+        "different tournament",
+    );
+    assert!(!dir.join("other").exists());
+    assert_eq!(
+        std::fs::read(dir.join("shared/shard-1-of-4.jsonl")).unwrap(),
+        before
+    );
+    let mut no_sprt = words(&["tournament", "--out", "x", "--shared", "shared"]);
+    no_sprt.extend(words(&[
+        "--game",
+        "telka",
+        "--agent",
+        "builtin:greedy",
+        "--agent",
+        "builtin:random",
+    ]));
+    assert_usage_error(&referee(dir, &no_sprt), "--shared without --sprt", "--sprt");
+    // A damaged whole line in a shard's file is named, not skipped.
+    std::fs::write(
+        dir.join("shared/shard-2-of-4.jsonl"),
+        "{\"cycle\":1,\"games\":[]}\n",
+    )
+    .unwrap();
+    let mut again = start_shard(dir, 3, &[], None);
+    assert_eq!(wait_bounded(&mut again), Some(2));
+    let err = std::fs::read_to_string(dir.join("s3.err")).unwrap();
+    assert!(
+        err.contains("shard-2-of-4.jsonl") && err.contains("line 1"),
+        "{err}"
+    );
 }

@@ -56,7 +56,7 @@ impl<'d> Live<'d> {
             }
             Event::SprtDecided(text) => {
                 self.end_status_line();
-                eprintln!("SPRT: {text}; no more games are started");
+                eprintln!("SPRT: {text}; no new seating cycle is started");
             }
         }
     }

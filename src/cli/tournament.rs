@@ -84,9 +84,14 @@ pub struct TournamentArgs {
     /// Continue the tournament in --out, skipping finished games.
     #[arg(long, requires = "out")]
     resume: bool,
-    /// Play only slice I of N of the schedule (combine with `referee merge`).
+    /// Play only slice I of N of the schedule's seating cycles (combine with
+    /// `referee merge`).
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
+    /// A directory the shards of this tournament share: each appends its finished
+    /// pairs there and all stop once their combined SPRT decides (needs --sprt).
+    #[arg(long, value_name = "DIR", requires = "sprt")]
+    shared: Option<PathBuf>,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -159,6 +164,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         out: out.clone(),
         concurrency: args.concurrency,
         shard,
+        shared: args.shared.clone(),
         resume: args.resume,
         margin: args.clock.margin(),
         startup: args.agent.startup(),
@@ -191,6 +197,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         Err(
             e @ TournamentError::Setup(_)
             | e @ TournamentError::Record { .. }
+            | e @ TournamentError::Shared { .. }
             | e @ TournamentError::Game {
                 source: MatchError::Agent { .. },
                 ..

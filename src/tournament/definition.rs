@@ -78,6 +78,16 @@ impl Definition {
         GameId::parse(&self.game).map_err(|e| TournamentError::Setup(e.to_string()))
     }
 
+    /// The definition as `tournament.json` holds it once read back: the file keeps
+    /// entrant options sorted by name, so a definition as given is compared with a
+    /// stored one only after the same round trip. A definition that does not survive
+    /// the trip (a value JSON cannot hold) is refused, not a panic.
+    pub(super) fn stored_form(&self) -> Result<Definition, TournamentError> {
+        serde_json::to_string(self)
+            .and_then(|text| serde_json::from_str(&text))
+            .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))
+    }
+
     /// Seats per game.
     pub fn seats(&self) -> Result<usize, TournamentError> {
         let game = self

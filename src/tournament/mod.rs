@@ -8,7 +8,8 @@
 //! The rooms: `definition` is what a tournament is (stored as `tournament.json`),
 //! `run` plays its games concurrently, `results` reads each game's
 //! record back, checked against the schedule, and loads and merges directories, and
-//! `summary` turns the results into the table; [`entrants`], [`openings`],
+//! `summary` turns the results into the table, and `shared` is the directory through
+//! which shards share finished cycles for a global SPRT; [`entrants`], [`openings`],
 //! [`schedule`] and [`stats`] are the bots, the opening suites, the pairings and the
 //! statistics they use.
 
@@ -18,6 +19,7 @@ pub mod openings;
 mod results;
 mod run;
 pub mod schedule;
+mod shared;
 pub mod stats;
 mod summary;
 
@@ -29,6 +31,7 @@ pub use entrants::Entrant;
 pub use openings::{OpeningOrder, OpeningsError};
 pub use results::{load_dir, merge, read_result, record_path, GameResult, RecordProblem};
 pub use run::{run, Event, RunOptions};
+pub use shared::SharedProblem;
 pub use summary::{
     repeat_warning, repeats, summarize, summarize_counted, write_summary, Pairing, Standing, Summary,
 };
@@ -62,6 +65,14 @@ pub enum TournamentError {
         path: PathBuf,
         /// What is wrong with it.
         problem: RecordProblem,
+    },
+    /// A shared directory (`--shared`) that cannot be used.
+    #[error("--shared {}: {problem}", path.display())]
+    Shared {
+        /// The directory, or the shard's file in it.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: SharedProblem,
     },
 }
 

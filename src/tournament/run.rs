@@ -2,17 +2,22 @@
 //! game writing its own record, and resumed from the records already there; an SPRT
 //! may stop the run early. Its own room because it is the only part that starts
 //! processes and threads: everything else reads records.
+//!
+//! The main thread hands out the games one at a time, in schedule order, and decides
+//! before each new seating cycle whether to start it: so at concurrency 1 a run
+//! stops after the same game every time, and once the SPRT has decided, only the
+//! games of cycles already begun are played (no half pair is left behind).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::definition::seat_command;
 use super::results::{read_result, record_path, scan_records, GameResult};
 use super::schedule::{Scheduled, Shard};
-use super::stats::{Sprt, SprtState};
+use super::shared::{check_definition, SharedDir};
+use super::stats::{Pentanomial, Sprt, SprtState};
 use super::summary::{pentanomial, summarize_counted, write_summary};
 use super::{io_err, Definition, TournamentError};
 use crate::agent::{AgentSpec, Isolation, Limits};
@@ -29,6 +34,8 @@ pub struct RunOptions {
     pub concurrency: usize,
     /// Only this slice of the schedule.
     pub shard: Option<Shard>,
+    /// A directory shared by the shards for a global SPRT (`--shared`).
+    pub shared: Option<PathBuf>,
     /// Continue a tournament in `out`.
     pub resume: bool,
     /// Grace past the clock.
@@ -62,7 +69,7 @@ pub enum Event<'a> {
         /// Games in this run.
         total: usize,
     },
-    /// The SPRT decided; no more games are started.
+    /// The SPRT decided; no new seating cycle is started.
     SprtDecided(&'a str),
 }
 
@@ -73,20 +80,39 @@ pub fn run(
     report: &mut dyn FnMut(Event<'_>, &[GameResult]),
 ) -> Result<Vec<GameResult>, TournamentError> {
     let schedule = def.schedule()?;
+    if let Some(dir) = &opts.shared {
+        if def.sprt.is_none() {
+            return Err(TournamentError::Setup(format!(
+                "--shared {}: a shared directory is for a global --sprt, and this tournament has none",
+                dir.display()
+            )));
+        }
+        check_definition(dir, def)?;
+    }
     let games_dir = opts.out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
     store_definition(def, opts)?;
     let mine: Vec<&Scheduled> = schedule
         .iter()
-        .filter(|g| opts.shard.is_none_or(|s| s.contains(g.index)))
+        .filter(|g| opts.shard.is_none_or(|s| s.contains(g)))
         .collect();
+    let shared = match &opts.shared {
+        Some(dir) => {
+            let shard = opts.shard.unwrap_or(Shard { index: 0, count: 1 });
+            Some(SharedDir::open(dir, def, shard, &schedule)?)
+        }
+        None => None,
+    };
     let (results, queue) = resume(def, opts, &schedule, &mine)?;
-    let stop = AtomicBool::new(false);
     let mut progress = Progress {
-        results,
+        results: Vec::new(),
+        partial: BTreeMap::new(),
+        schedule: &schedule,
         total: mine.len(),
         sprt: def.sprt.map(Sprt::from),
-        stop: &stop,
+        shared,
+        stopped: false,
+        played: 0,
         report,
         live: LiveSummary {
             def,
@@ -96,7 +122,10 @@ pub fn run(
             written: None,
         },
     };
-    progress.check_sprt();
+    // Resumed cycles a shard finished but died before sharing are shared now.
+    for r in results {
+        progress.count(r)?;
+    }
     play_games(def, opts, &schedule, queue, &mut progress)?;
     // Always the final figures, whatever the throttle skipped.
     progress.live.write(&progress.results)?;
@@ -119,14 +148,7 @@ fn store_definition(def: &Definition, opts: &RunOptions) -> Result<(), Tournamen
                 opts.out.display()
             )));
         }
-        // Compared as stored: the file keeps entrant options sorted by name, so the
-        // definition as given must make the same round trip.
-        // A definition that does not survive the trip (a value JSON cannot hold) is
-        // refused, not a panic.
-        let given: Definition = serde_json::to_string(def)
-            .and_then(|text| serde_json::from_str(&text))
-            .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))?;
-        if stored != given {
+        if stored != def.stored_form()? {
             return Err(TournamentError::Setup(format!(
                 "{} holds a different tournament (game, entrants, schedule or seed differ)",
                 opts.out.display()
@@ -183,16 +205,24 @@ fn resume<'s>(
 }
 
 /// A run while its games are played: what has finished, and whether to stop
-/// starting games.
+/// starting seating cycles.
 struct Progress<'r> {
     /// The results so far, resumed ones included, in the order they came.
     results: Vec<GameResult>,
+    /// The finished games of each seating cycle not yet complete.
+    partial: BTreeMap<usize, Vec<GameResult>>,
+    /// The whole schedule.
+    schedule: &'r [Scheduled],
     /// Games in this run.
     total: usize,
     /// The SPRT stopping rule, if any.
     sprt: Option<Sprt>,
-    /// Set once no more games are to be started; the workers read it.
-    stop: &'r AtomicBool,
+    /// The directory shared with the other shards, for a global SPRT.
+    shared: Option<SharedDir>,
+    /// Set once no new seating cycle is to be started.
+    stopped: bool,
+    /// Games finished in this run (resumed ones not included).
+    played: usize,
     /// Where events go.
     report: &'r mut dyn FnMut(Event<'_>, &[GameResult]),
     /// `summary.json` as games finish.
@@ -238,21 +268,52 @@ impl LiveSummary<'_> {
 }
 
 impl Progress<'_> {
-    /// Stops the run and reports the decision once the SPRT has reached one.
-    fn check_sprt(&mut self) {
-        if let Some(s) = &self.sprt {
-            if !self.stop.load(Ordering::SeqCst) {
-                if let Some(decision) = sprt_decision(s, &self.results) {
-                    self.stop.store(true, Ordering::SeqCst);
-                    (self.report)(Event::SprtDecided(&decision), &self.results);
+    /// Whether the SPRT (of all shards, when shared) has decided; reports the
+    /// decision the first time.
+    fn sprt_decided(&mut self) -> Result<bool, TournamentError> {
+        let Some(sprt) = self.sprt.filter(|_| !self.stopped) else {
+            return Ok(self.stopped);
+        };
+        let own = pentanomial(&self.results, 0, 1);
+        let decision = match &mut self.shared {
+            Some(shared) => {
+                shared.read(self.schedule)?;
+                sprt_decision(&sprt, &pentanomial(&shared.results(), 0, 1), Some(own.pairs()))
+            }
+            None => sprt_decision(&sprt, &own, None),
+        };
+        if let Some(decision) = decision {
+            self.stopped = true;
+            (self.report)(Event::SprtDecided(&decision), &self.results);
+        }
+        Ok(self.stopped)
+    }
+
+    /// Counts a finished game; once its seating cycle is complete, shares the cycle
+    /// (kept apart until then, so that sharing costs nothing per game already done).
+    fn count(&mut self, result: GameResult) -> Result<(), TournamentError> {
+        let cycle = self.schedule[result.index].cycle;
+        let seats = self.schedule[result.index].seats.len();
+        if self.shared.is_some() {
+            let games = self.partial.entry(cycle).or_default();
+            games.push(result.clone());
+            if games.len() == seats {
+                let mut games = self.partial.remove(&cycle).expect("just filled");
+                games.sort_by_key(|r| r.index);
+                if let Some(shared) = &mut self.shared {
+                    shared.append(cycle, &games)?;
                 }
             }
         }
+        self.results.push(result);
+        Ok(())
     }
 
-    /// Counts a finished game and reports it.
-    fn finished(&mut self, result: GameResult) {
-        self.results.push(result);
+    /// Counts a game finished in this run and reports it.
+    fn finished(&mut self, result: GameResult) -> Result<(), TournamentError> {
+        self.count(result)?;
+        self.played += 1;
+        die_if_told(self.played);
         let done = self.results.len();
         (self.report)(
             Event::Finished {
@@ -263,7 +324,44 @@ impl Progress<'_> {
             &self.results,
         );
         self.live.game_finished(&self.results);
-        self.check_sprt();
+        Ok(())
+    }
+}
+
+/// Fault injection for tests: with `REFEREE_TOURNAMENT_FAULT=abort-after-games=K` the
+/// process aborts (as a crash or a SIGKILL would end it) once the K-th game of this
+/// run is finished and counted, which puts a shard's death at an exact point, e.g.
+/// between the two games of a pair.
+fn die_if_told(played: usize) {
+    let told = std::env::var("REFEREE_TOURNAMENT_FAULT").ok();
+    let after = told.as_deref().and_then(|f| f.strip_prefix("abort-after-games="));
+    if after.and_then(|k| k.parse::<usize>().ok()) == Some(played) {
+        std::process::abort();
+    }
+}
+
+/// The games still to play, handed out in schedule order.
+struct Dispatch<'s> {
+    /// Games not yet handed out.
+    queue: VecDeque<&'s Scheduled>,
+    /// Seating cycles of which this run has handed out a game.
+    begun: BTreeSet<usize>,
+}
+
+impl<'s> Dispatch<'s> {
+    /// The next game to play, if any: a game of a cycle already begun always; the
+    /// first game of a new cycle only if the SPRT has not decided.
+    fn next(&mut self, progress: &mut Progress<'_>) -> Result<Option<&'s Scheduled>, TournamentError> {
+        let Some(&game) = self.queue.front() else {
+            return Ok(None);
+        };
+        if !self.begun.contains(&game.cycle) {
+            if progress.sprt_decided()? {
+                return Ok(None);
+            }
+            self.begun.insert(game.cycle);
+        }
+        Ok(self.queue.pop_front())
     }
 }
 
@@ -276,44 +374,55 @@ fn play_games(
     queue: VecDeque<&Scheduled>,
     progress: &mut Progress<'_>,
 ) -> Result<(), TournamentError> {
-    let queue = Mutex::new(queue);
-    let (tx, rx) = mpsc::channel::<(Scheduled, Result<GameResult, TournamentError>)>();
-    let workers = opts.concurrency.max(1).min(progress.total.max(1));
-    let stop = progress.stop;
+    let workers = opts.concurrency.max(1).min(queue.len().max(1));
+    let mut dispatch = Dispatch {
+        queue,
+        begun: BTreeSet::new(),
+    };
+    let (job_tx, job_rx) = mpsc::channel::<&Scheduled>();
+    let job_rx = Mutex::new(job_rx);
     std::thread::scope(|scope| -> Result<(), TournamentError> {
+        // Owned here: dropped when this returns, which lets the workers end.
+        let job_tx = job_tx;
+        let (tx, rx) = mpsc::channel::<(usize, Result<GameResult, TournamentError>)>();
         for _ in 0..workers {
-            let tx = tx.clone();
-            let queue = &queue;
+            let (tx, job_rx) = (tx.clone(), &job_rx);
             scope.spawn(move || loop {
-                if stop.load(Ordering::SeqCst) || crate::referee::interrupted() {
-                    break;
-                }
-                let Some(game) = queue.lock().expect("queue lock").pop_front() else {
+                let Ok(game) = job_rx.lock().expect("job lock").recv() else {
                     break;
                 };
-                let outcome = play_one(def, opts, schedule, game);
-                if tx.send((game.clone(), outcome)).is_err() {
+                if tx
+                    .send((game.index, play_one(def, opts, schedule, game)))
+                    .is_err()
+                {
                     break;
                 }
             });
         }
-        drop(tx);
-        let mut first_error = None;
-        for (game, outcome) in rx {
-            match outcome {
-                Ok(result) => progress.finished(result),
-                Err(e) => {
-                    // A game that cannot even start (an entrant's command is wrong)
-                    // would fail every time: stop scheduling and say so.
-                    stop.store(true, Ordering::SeqCst);
-                    first_error.get_or_insert((game.index, e));
+        let (mut running, mut first_error) = (0, None);
+        loop {
+            // A game that cannot even start (an entrant's command is wrong) would
+            // fail every time: after the first error nothing more is handed out.
+            while running < workers && first_error.is_none() && !crate::referee::interrupted() {
+                match dispatch.next(progress) {
+                    Ok(Some(game)) => {
+                        job_tx.send(game).expect("workers wait for games");
+                        running += 1;
+                    }
+                    Ok(None) => break,
+                    Err(e) => first_error = Some(e),
                 }
             }
+            if running == 0 {
+                break;
+            }
+            let (_, outcome) = rx.recv().expect("a worker answers every game");
+            running -= 1;
+            if let Err(e) = outcome.and_then(|result| progress.finished(result)) {
+                first_error.get_or_insert(e);
+            }
         }
-        match first_error {
-            Some((_, e)) => Err(e),
-            None => Ok(()),
-        }
+        first_error.map_or(Ok(()), Err)
     })
 }
 
@@ -374,12 +483,23 @@ fn play_one(
         .ok_or_else(|| TournamentError::Setup(format!("game {}: the record has no result", game.index)))
 }
 
-/// The SPRT decision between the first two entrants, if it has been reached.
-fn sprt_decision(sprt: &Sprt, results: &[GameResult]) -> Option<String> {
-    let p = pentanomial(results, 0, 1);
-    match sprt.state(&p) {
-        SprtState::Continue => None,
-        SprtState::AcceptH0 => Some(format!("H0 accepted (LLR {:.2})", sprt.llr(&p))),
-        SprtState::AcceptH1 => Some(format!("H1 accepted (LLR {:.2})", sprt.llr(&p))),
-    }
+/// The SPRT decision on the pentanomial counts `p` of the first two entrants, if it
+/// has been reached; `own` is how many of the pairs this shard played, when `p`
+/// counts all shards sharing a directory.
+fn sprt_decision(sprt: &Sprt, p: &Pentanomial, own: Option<u32>) -> Option<String> {
+    let verdict = match sprt.state(p) {
+        SprtState::Continue => return None,
+        SprtState::AcceptH0 => "H0",
+        SprtState::AcceptH1 => "H1",
+    };
+    let (lo, hi) = sprt.bounds();
+    let (by, mine) = match own {
+        Some(n) => (" by all shards together", format!(", {n} of them this shard's")),
+        None => ("", String::new()),
+    };
+    Some(format!(
+        "{verdict} accepted{by} (LLR {:.2}, bounds {lo:.2} and {hi:.2}, {} pairs{mine})",
+        sprt.llr(p),
+        p.pairs()
+    ))
 }

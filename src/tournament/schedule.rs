@@ -1,5 +1,6 @@
 //! The deterministic game schedule of a tournament: which entrants sit where in each
-//! game, and each game's seeds. Shards are slices of it by game index.
+//! game, and each game's seeds. Shards are slices of it by seating cycle, so the
+//! games of a colour-swapped pair are always played (and scored) by one shard.
 
 use crate::rng::Rng;
 
@@ -24,17 +25,19 @@ pub struct Scheduled {
     pub seed: u64,
     /// Seed of the random opening, shared by the games of a colour-swapped pair.
     pub opening_seed: u64,
+    /// The seating cycle this game belongs to: the games of one table that rotate
+    /// its seating once (two seats: the colour-swapped pair), numbered from 0 through
+    /// the schedule; its games share their opening.
+    pub cycle: usize,
     /// The colour-swapped pair this game belongs to (two-seat games).
     pub pair: Option<usize>,
-    /// The seating cycle this game belongs to (numbered through the schedule), whose
-    /// games share their opening.
-    pub cycle: usize,
     /// The opening suite's line this game starts from (`--openings`), an index into
     /// the definition's openings; set by [`crate::tournament::Definition::schedule`].
     pub opening: Option<usize>,
 }
 
-/// A slice `index/count` of the schedule (`--shard 2/4` is index 1 of 4).
+/// A slice `index/count` of the schedule's seating cycles (`--shard 2/4` is index 1
+/// of 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// 0-based slice number.
@@ -58,9 +61,11 @@ impl Shard {
         })
     }
 
-    /// Whether game `index` belongs to this shard.
-    pub fn contains(&self, index: usize) -> bool {
-        index % self.count == self.index
+    /// Whether `game` belongs to this shard: by its seating cycle, never by its own
+    /// index, which would give the two games of a colour-swapped pair to different
+    /// shards (and, with an even count, one colour only to each).
+    pub fn contains(&self, game: &Scheduled) -> bool {
+        game.cycle % self.count == self.index
     }
 }
 
@@ -151,8 +156,8 @@ pub fn build(
                     seats: seated,
                     seed: Rng::derive(seed, index as u64 + 1),
                     opening_seed: Rng::derive(seed ^ 0x6f70_656e, cycle as u64 + 1),
-                    pair: (seats == 2).then_some(cycle),
                     cycle,
+                    pair: (seats == 2).then_some(cycle),
                     opening: None,
                 });
             }
@@ -209,7 +214,7 @@ mod tests {
             let mut seen = vec![0; s.len()];
             for i in 0..n {
                 let shard = Shard { index: i, count: n };
-                for g in s.iter().filter(|g| shard.contains(g.index)) {
+                for g in s.iter().filter(|g| shard.contains(g)) {
                     seen[g.index] += 1;
                 }
             }
@@ -219,6 +224,37 @@ mod tests {
         for bad in ["0/4", "5/4", "x", "1/0", "1/"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_shard_holds_whole_seating_cycles_and_both_colours() {
+        // Regression: sharding by game index gave game 2k to one shard and 2k+1 to
+        // another, so no shard ever completed a pair.
+        for seats in [2, 3, 4] {
+            let s = build(Format::RoundRobin, 4, seats, seats * 2, 2, 5).unwrap();
+            for n in [2, 3, 4] {
+                for i in 0..n {
+                    let shard = Shard { index: i, count: n };
+                    let mine: Vec<&Scheduled> = s.iter().filter(|g| shard.contains(g)).collect();
+                    for g in &s {
+                        let same_cycle = mine.iter().filter(|m| m.cycle == g.cycle).count();
+                        assert!(same_cycle == 0 || same_cycle == seats, "{seats} seats, {i}/{n}");
+                    }
+                    // Each shard is seat-balanced on its own: every entrant sits in
+                    // every seat equally often.
+                    let owned: Vec<Scheduled> = mine.iter().map(|g| (*g).clone()).collect();
+                    for row in seat_counts(&owned, 4, seats) {
+                        assert!(
+                            row.iter().all(|&c| c == row[0]),
+                            "{seats} seats, {i}/{n}: {row:?}"
+                        );
+                    }
+                }
+            }
+        }
+        let s = build(Format::RoundRobin, 3, 3, 6, 1, 5).unwrap();
+        let cycles: Vec<usize> = s.iter().map(|g| g.cycle).collect();
+        assert_eq!(cycles, [0, 0, 0, 1, 1, 1]);
     }
 
     #[test]

@@ -87,26 +87,50 @@ impl Pentanomial {
         self.0.iter().sum()
     }
 
-    /// Pairs, mean and variance of the per-pair score normalised to 0..1, with every
-    /// empty cell counted as 10⁻³ pairs (fishtest's `regularize`): without that prior a
-    /// one-sided result (every pair won) has no variance and an SPRT could never stop.
-    fn moments(&self) -> (f64, f64, f64) {
-        let counts = self.0.map(|c| if c == 0 { 1e-3 } else { c as f64 });
-        let n: f64 = counts.iter().sum();
-        let xs = [0.0, 0.25, 0.5, 0.75, 1.0];
-        let mean = counts.iter().zip(xs).map(|(&c, x)| c * x).sum::<f64>() / n;
-        let var = counts
-            .iter()
-            .zip(xs)
-            .map(|(&c, x)| c * (x - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        (n, mean, var)
+    /// The counts with every empty cell counted as 10⁻³ pairs (fishtest's
+    /// `regularize`): without that prior a one-sided result (every pair won) would
+    /// leave cells of probability zero and an SPRT could never stop.
+    fn regularized(&self) -> [f64; 5] {
+        self.0.map(|c| if c == 0 { 1e-3 } else { c as f64 })
     }
 }
 
-/// Pairs played before an SPRT may decide.
-pub const MIN_PAIRS: u32 = 10;
+/// The pair scores of the five pentanomial cells, normalised to 0..1.
+const CELL_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+
+/// The distribution on the five cells most likely to give the observed frequencies
+/// `p` (all positive) among those with mean `s`: `qᵢ = pᵢ / (1 + x·(aᵢ − s))` with `x`
+/// the root of `Σ pᵢ(aᵢ − s) / (1 + x·(aᵢ − s)) = 0` (fishtest's `MLE_expected`). The
+/// sum falls from +∞ to −∞ across the interval where every `qᵢ` is positive, so
+/// bisection finds the root.
+fn closest_with_mean(p: &[f64; 5], s: f64) -> [f64; 5] {
+    // An Elo bound so large that its expected score rounds to 0 or 1 would leave no
+    // interval to search.
+    let s = s.clamp(1e-9, 1.0 - 1e-9);
+    let b = CELL_SCORES.map(|a| a - s);
+    let f = |x: f64| {
+        p.iter()
+            .zip(b)
+            .map(|(&pi, bi)| pi * bi / (1.0 + x * bi))
+            .sum::<f64>()
+    };
+    let (mut lo, mut hi) = (-1.0 / b[4], -1.0 / b[0]);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let x = 0.5 * (lo + hi);
+    let q = std::array::from_fn(|i| p[i] / (1.0 + x * b[i]));
+    let total: f64 = q.iter().sum();
+    q.map(|v| v / total)
+}
 
 /// A sequential probability ratio test between `elo0` (H0) and `elo1` (H1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -180,29 +204,30 @@ impl Sprt {
         )
     }
 
-    /// The log-likelihood ratio of the pentanomial counts under the logistic model,
-    /// by the generalised-SPRT normal approximation (as used by fishtest and
-    /// fastchess): `LLR = N·((m − μ0)² − (m − μ1)²) / (2σ²)` with `m`, `σ²` the mean
-    /// and variance of the normalised pair score and `μi` the expected score at `eloi`.
+    /// The log-likelihood ratio of the pentanomial counts under the logistic model:
+    /// the generalised SPRT of fishtest's `LLR_logistic`, `Σ nᵢ·ln(q1ᵢ / q0ᵢ)` where
+    /// `qk` is the distribution on the five pair scores most likely to give the counts
+    /// among those whose mean is the expected pair score at `elok`. Unlike the normal
+    /// approximation `N·((m − μ0)² − (m − μ1)²) / (2σ²)`, it stays honest on a few
+    /// pairs: one pair won twice is worth about `ln(μ1/μ0)`, not the dozens the tiny
+    /// variance of a one-sided sample gives, so no minimum number of pairs is needed.
     pub fn llr(&self, p: &Pentanomial) -> f64 {
         if p.pairs() == 0 {
             return 0.0;
         }
-        let (n, m, var) = p.moments();
-        if var <= 0.0 {
-            return 0.0;
-        }
-        let (mu0, mu1) = (score_of(self.elo0), score_of(self.elo1));
-        n * ((m - mu0).powi(2) - (m - mu1).powi(2)) / (2.0 * var)
+        let counts = p.regularized();
+        let n: f64 = counts.iter().sum();
+        let freq = counts.map(|c| c / n);
+        let q0 = closest_with_mean(&freq, score_of(self.elo0));
+        let q1 = closest_with_mean(&freq, score_of(self.elo1));
+        (0..5).map(|i| counts[i] * (q1[i] / q0[i]).ln()).sum()
     }
 
-    /// The decision for the counts so far.
+    /// The decision for the counts so far: an LLR on or beyond a bound decides,
+    /// however few the pairs. There is no minimum number of pairs (a hidden one made
+    /// a printed `LLR 7.64 (-2.94, 2.94)` read `continue`): the likelihood ratio of
+    /// [`Sprt::llr`] is honest on a few pairs.
     pub fn state(&self, p: &Pentanomial) -> SprtState {
-        // The normal approximation behind the LLR needs some pairs: a single decisive
-        // pair would otherwise end a test.
-        if p.pairs() < MIN_PAIRS {
-            return SprtState::Continue;
-        }
         let llr = self.llr(p);
         let (lo, hi) = self.bounds();
         if llr >= hi {
@@ -294,9 +319,11 @@ mod tests {
             alpha: 0.05,
             beta: 0.05,
         };
+        // On many pairs and a small Elo step, the likelihood ratio is its normal
+        // approximation N·((m − μ0)² − (m − μ1)²) / (2σ²).
         let mu1 = score_of(5.0);
         let expect = 100.0 * ((0.5f64 - 0.5).powi(2) - (0.5 - mu1).powi(2)) / (2.0 * 0.075);
-        assert!(close(sprt.llr(&p), expect, 1e-12));
+        assert!(close(sprt.llr(&p), expect, 1e-4), "{} vs {expect}", sprt.llr(&p));
         // μ1 = 1/(1+10^(−5/400)) ≈ 0.5071945; LLR ≈ −100·0.00005176/0.15 ≈ −0.0345.
         assert!(close(sprt.llr(&p), -0.0345, 0.0005), "{}", sprt.llr(&p));
         let (lo, hi) = sprt.bounds();
@@ -323,15 +350,96 @@ mod tests {
             alpha: 0.05,
             beta: 0.05,
         };
-        let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, 3]));
+        let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, 10]));
         assert!(llr.is_finite() && llr > sprt.bounds().1, "{llr}");
-        assert_eq!(
-            sprt.state(&Pentanomial([3, 0, 0, 0, 0])),
-            SprtState::Continue,
-            "too few pairs"
-        );
         assert_eq!(sprt.state(&Pentanomial([10, 0, 0, 0, 0])), SprtState::AcceptH0);
         assert_eq!(sprt.llr(&Pentanomial::default()), 0.0);
+    }
+
+    #[test]
+    fn a_pair_won_twice_is_worth_the_log_ratio_of_the_expected_scores() {
+        // Regression: the normal approximation gave one pair won twice an LLR of 51
+        // at elo1 = 200, a decision on two games. The likelihood ratio of a pair of
+        // wins is about μ1/μ0 (the most likely distributions with those means put
+        // that much mass on two wins), so each such pair adds about ln(μ1/μ0).
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 200.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let per_pair = (score_of(200.0) / 0.5).ln();
+        for n in [1, 3, 8] {
+            let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, n]));
+            assert!(
+                close(llr, n as f64 * per_pair, 0.02 * n as f64),
+                "{n} pairs: {llr}"
+            );
+        }
+        assert_eq!(sprt.state(&Pentanomial([0, 0, 0, 0, 3])), SprtState::Continue);
+        assert_eq!(sprt.state(&Pentanomial([0, 0, 0, 0, 8])), SprtState::AcceptH1);
+    }
+
+    #[test]
+    fn the_closest_distribution_has_the_mean_asked_for() {
+        let counts = Pentanomial([3, 0, 5, 9, 1]).regularized();
+        let n: f64 = counts.iter().sum();
+        let p = counts.map(|c| c / n);
+        for s in [0.1, 0.5, 0.62, 0.9] {
+            let q = closest_with_mean(&p, s);
+            let mean: f64 = q.iter().zip(CELL_SCORES).map(|(q, a)| q * a).sum();
+            assert!(
+                close(mean, s, 1e-9) && close(q.iter().sum(), 1.0, 1e-12),
+                "{s}: {q:?}"
+            );
+            assert!(q.iter().all(|&v| v > 0.0));
+        }
+        // The sample's own mean gives the sample back.
+        let m: f64 = p.iter().zip(CELL_SCORES).map(|(q, a)| q * a).sum();
+        let q = closest_with_mean(&p, m);
+        assert!(q.iter().zip(p).all(|(a, b)| close(*a, b, 1e-9)), "{q:?} vs {p:?}");
+    }
+
+    #[test]
+    fn an_llr_beyond_a_bound_decides_however_few_the_pairs() {
+        // Regression: a hidden minimum of ten pairs printed `LLR 7.64 (-2.94, 2.94)
+        // continue`. The state is the LLR against the bounds, nothing else.
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 200.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let (lo, hi) = sprt.bounds();
+        for cells in [
+            [0, 0, 0, 0, 3],
+            [3, 0, 0, 0, 0],
+            [0, 0, 1, 2, 0],
+            [0, 0, 0, 0, 1],
+            [1, 0, 0, 0, 0],
+        ] {
+            let p = Pentanomial(cells);
+            let llr = sprt.llr(&p);
+            let expect = if llr >= hi {
+                SprtState::AcceptH1
+            } else if llr <= lo {
+                SprtState::AcceptH0
+            } else {
+                SprtState::Continue
+            };
+            assert_eq!(sprt.state(&p), expect, "{cells:?}: LLR {llr}");
+        }
+        // A close test is not decided by one decisive pair: the prior holds it back.
+        let close_test = Sprt {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert_eq!(
+            close_test.state(&Pentanomial([0, 0, 0, 0, 1])),
+            SprtState::Continue
+        );
     }
 
     #[test]
