@@ -9,9 +9,11 @@
 //! `run` plays its games concurrently, `results` reads each game's
 //! record back, checked against the schedule, and loads and merges directories, and
 //! `summary` turns the results into the table; [`entrants`], [`schedule`] and
-//! [`stats`] are the bots, the pairings and the statistics they use.
+//! [`stats`] are the bots, the pairings and the statistics they use, and [`engines`]
+//! the agent processes a worker keeps between its games.
 
 mod definition;
+pub mod engines;
 pub mod entrants;
 mod results;
 mod run;
@@ -23,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::referee::MatchError;
 pub use definition::{Definition, SprtDef};
+pub use engines::Restart;
 pub use entrants::Entrant;
 pub use results::{load_dir, merge, read_result, record_path, GameResult, RecordProblem};
 pub use run::{run, Event, RunOptions};

@@ -10,6 +10,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use super::definition::seat_command;
+use super::engines::{Engines, Restart};
 use super::results::{read_result, record_path, scan_records, GameResult};
 use super::schedule::{Scheduled, Shard};
 use super::stats::{Sprt, SprtState};
@@ -18,7 +19,7 @@ use super::{io_err, Definition, TournamentError};
 use crate::agent::{AgentSpec, Isolation, Limits};
 use crate::clock::TimeControl;
 use crate::record::Durability;
-use crate::referee::{play_match, AgentCwd, MatchConfig, SeatAgent};
+use crate::referee::{play_match_keeping, AgentCwd, MatchConfig, SeatAgent};
 
 /// How one run of a tournament is carried out (not part of its definition).
 #[derive(Clone, Debug)]
@@ -49,6 +50,8 @@ pub struct RunOptions {
     pub isolation: Isolation,
     /// Whether sandboxed agents keep the network.
     pub network: bool,
+    /// When entrants' processes are started again, unless an entrant says.
+    pub restart: Restart,
 }
 
 /// What a run reports as games finish.
@@ -117,7 +120,8 @@ fn store_definition(def: &Definition, opts: &RunOptions) -> Result<(), Tournamen
         let given: Definition = serde_json::to_string(def)
             .and_then(|text| serde_json::from_str(&text))
             .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))?;
-        if stored != given {
+        // How processes are restarted changes no game: it may differ between runs.
+        if same_games(stored) != same_games(given) {
             return Err(TournamentError::Setup(format!(
                 "{} holds a different tournament (game, entrants, schedule or seed differ)",
                 opts.out.display()
@@ -129,6 +133,14 @@ fn store_definition(def: &Definition, opts: &RunOptions) -> Result<(), Tournamen
         std::fs::write(&meta, text + "\n").map_err(io_err(&meta))?;
     }
     Ok(())
+}
+
+/// The definition without what does not change any game (entrants' `restart=`).
+fn same_games(mut def: Definition) -> Definition {
+    for e in &mut def.entrants {
+        e.restart = None;
+    }
+    def
 }
 
 /// The results of the games of `mine` already finished in `<out>/games/`, and the
@@ -234,17 +246,22 @@ fn play_games(
         for _ in 0..workers {
             let tx = tx.clone();
             let queue = &queue;
-            scope.spawn(move || loop {
-                if stop.load(Ordering::SeqCst) || crate::referee::interrupted() {
-                    break;
+            scope.spawn(move || {
+                // This worker's agents, kept from game to game (`--restart`).
+                let mut engines = Engines::default();
+                loop {
+                    if stop.load(Ordering::SeqCst) || crate::referee::interrupted() {
+                        break;
+                    }
+                    let Some(game) = queue.lock().expect("queue lock").pop_front() else {
+                        break;
+                    };
+                    let outcome = play_one(def, opts, schedule, game, &mut engines);
+                    if tx.send((game.clone(), outcome)).is_err() {
+                        break;
+                    }
                 }
-                let Some(game) = queue.lock().expect("queue lock").pop_front() else {
-                    break;
-                };
-                let outcome = play_one(def, opts, schedule, game);
-                if tx.send((game.clone(), outcome)).is_err() {
-                    break;
-                }
+                engines.retire(opts.quit_grace);
             });
         }
         drop(tx);
@@ -267,12 +284,14 @@ fn play_games(
     })
 }
 
-/// Plays one scheduled game and reads its result back from the record.
+/// Plays one scheduled game, on the worker's kept agents where they serve, and reads
+/// its result back from the record.
 fn play_one(
     def: &Definition,
     opts: &RunOptions,
     schedule: &[Scheduled],
     game: &Scheduled,
+    engines: &mut Engines,
 ) -> Result<GameResult, TournamentError> {
     let id = def.game_id()?;
     let agents =
@@ -316,7 +335,10 @@ fn play_one(
         network: opts.network,
         hidden: vec![opts.out.clone()],
     };
-    play_match(&config, &mut |_| {}).map_err(|source| TournamentError::Game {
+    let (kept, keep) = engines.seat(def, game, opts.restart);
+    let (played, kept) = play_match_keeping(&config, kept, &keep, &mut |_| {});
+    engines.put_back(game, kept);
+    played.map_err(|source| TournamentError::Game {
         index: game.index,
         source,
     })?;
