@@ -215,6 +215,9 @@ struct Seating {
     keep: Vec<bool>,
 }
 
+/// By seat: the agent's session, where it runs, and whether it is a kept one.
+type SeatedAgents = (Vec<Option<AgentSession>>, Vec<Option<Place>>, Vec<bool>);
+
 /// Every seat's agent, fresh or kept, and where it runs; the kept ones renewed for
 /// this game, and those that fail that started fresh once. Marks the seats whose
 /// agent is a kept one.
@@ -223,7 +226,7 @@ fn seat_agents(
     game: &dyn Game,
     seating: &Seating,
     kept: Vec<Option<KeptAgent>>,
-) -> Result<(Vec<Option<AgentSession>>, Vec<Option<Place>>, Vec<bool>), MatchError> {
+) -> Result<SeatedAgents, MatchError> {
     let mut kept = kept.into_iter();
     let (mut sessions, mut places, mut reused) = (Vec::new(), Vec::new(), Vec::new());
     for (i, agent) in config.agents.iter().enumerate() {

@@ -168,11 +168,11 @@ pub(super) fn renew(
         }
     }
     let deadline = Instant::now() + config.startup;
-    for i in 0..sessions.len() {
+    for (i, slot) in sessions.iter_mut().enumerate() {
         if !live(i, &failures) {
             continue;
         }
-        let Some(s) = &mut sessions[i] else { continue };
+        let Some(s) = slot else { continue };
         if let Err(f) = s.await_readyok(deadline) {
             failures.push((s.seat(), f));
         }
