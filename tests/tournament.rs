@@ -752,6 +752,13 @@ fn entrant_options_reach_the_agent_as_setoption() {
     assert_eq!(standing(&summary, "logger")["games"], 2);
     let got = std::fs::read_to_string(&log).expect("the bot logged its options");
     let one = "setoption name Skill Level value 3\nsetoption name Hash value 16\n";
+    // Kept between games, the process is told its options once.
+    assert_eq!(got, one, "the options, in order, once per process");
+    std::fs::remove_file(&log).unwrap();
+    let mut fresh = args.clone();
+    fresh.extend(words(&["--restart", "always"]));
+    tournament(tmp.path(), "t2", &fresh);
+    let got = std::fs::read_to_string(&log).expect("the bot logged its options");
     assert_eq!(got, one.repeat(2), "the options, in order, once per game");
 }
 

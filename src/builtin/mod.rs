@@ -71,18 +71,30 @@ struct Assignment {
     options: Options,
     /// Its own seat number (1-based).
     seat: usize,
+    /// Which `newgame` of this process it is (from 1): a process the referee keeps
+    /// between games plays each as if it had just started.
+    number: u64,
 }
 
 /// Runs a built-in agent on `input`/`output` until `quit` or end of input.
 pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, output: impl Write) -> io::Result<()> {
     let mut rng = Rng::new(seed);
     let mut memory = multichess::Memory::default();
+    let mut playing = 0;
     converse(
         strategy.name(),
         true,
         input,
         output,
-        |assignment, view, events| choose(strategy, assignment, view, events, &mut memory, &mut rng),
+        |assignment, view, events| {
+            // Every game from the seed, so that a kept process plays it as a fresh one.
+            if assignment.number != playing {
+                playing = assignment.number;
+                rng = Rng::new(seed);
+                memory = multichess::Memory::default();
+            }
+            choose(strategy, assignment, view, events, &mut memory, &mut rng)
+        },
     )
 }
 
@@ -151,6 +163,7 @@ fn converse(
     mut decide: impl FnMut(&Assignment, &str, &[String]) -> Option<String>,
 ) -> io::Result<()> {
     let mut assignment: Option<Assignment> = None;
+    let mut games = 0;
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
@@ -181,11 +194,20 @@ fn converse(
                     .iter()
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect::<Vec<_>>();
+                // Nothing of the last game is carried into this one.
+                games += 1;
+                view.clear();
+                events.clear();
                 assignment = match (
                     GameId::parse(&game),
                     Options::parse(pairs.iter().map(String::as_str)),
                 ) {
-                    (Ok(game), Ok(options)) => Some(Assignment { game, options, seat }),
+                    (Ok(game), Ok(options)) => Some(Assignment {
+                        game,
+                        options,
+                        seat,
+                        number: games,
+                    }),
                     _ => None,
                 };
             }

@@ -27,12 +27,13 @@ pub struct TournamentArgs {
     /// Game option KEY=VALUE, repeatable.
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// An entrant: `name=N cmd='…' [dir=D] [option.K=V]…`, or just a command;
+    /// An entrant: `name=N cmd='…' [dir=D] [restart=WHEN] [option.K=V]…`, or just a
+    /// command;
     /// `builtin:random` / `builtin:greedy` are the built-in agents. Repeatable.
     #[arg(long = "agent", value_name = "SPEC")]
     agents: Vec<String>,
     /// Entrants from a JSON array or a TOML file of [[agent]] tables (name, cmd, dir,
-    /// options).
+    /// restart, options).
     #[arg(long, value_name = "FILE")]
     agents_file: Option<PathBuf>,
     /// round-robin: every table of entrants; gauntlet: the first against the rest.
@@ -47,6 +48,11 @@ pub struct TournamentArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = super::args::positive::<usize>)]
     concurrency: usize,
+    /// When an entrant's process is started again: before every game, or only after
+    /// a game it forfeited (it is kept between games otherwise); `restart=` of an
+    /// entrant overrides it.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "on-failure")]
+    restart: tournament::Restart,
     #[command(flatten)]
     clock: ClockArgs,
     #[command(flatten)]
@@ -175,6 +181,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         durability: Durability::Game,
         isolation: args.agent.isolation()?,
         network: args.agent.network(),
+        restart: args.restart,
     };
     super::match_cmd::watch_interrupt()?;
     let mut live =

@@ -159,7 +159,7 @@ pub(super) fn place_agent(
 /// belong to it), the log directory, and the configuration's others. Directories
 /// are made now if missing, so that the sandbox can cover them before anything is
 /// written there.
-fn hidden_for(config: &MatchConfig) -> std::io::Result<Hidden> {
+pub(super) fn hidden_for(config: &MatchConfig) -> std::io::Result<Hidden> {
     let mut dirs: Vec<PathBuf> = config.log_dir.iter().cloned().collect();
     dirs.extend(config.hidden.iter().cloned());
     let record_dir = config.record.parent().filter(|d| !d.as_os_str().is_empty());

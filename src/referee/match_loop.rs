@@ -51,6 +51,11 @@ pub(super) struct Match<'c> {
     pub(super) resumed: Option<record::Replay>,
     /// Each seat's label, which never changes during a game.
     pub(super) labels: Vec<String>,
+    /// The seats whose agent was kept from an earlier match and renewed for this
+    /// one: they skip the handshake and `newgame` (they were told it already).
+    pub(super) reused: Vec<bool>,
+    /// The seats whose agent is kept afterwards: told `gameover`, not `quit`.
+    pub(super) keep: Vec<bool>,
 }
 
 impl Match<'_> {
@@ -239,15 +244,19 @@ impl Match<'_> {
         }
     }
 
-    /// Sends every agent still there `gameover` and `quit`, then records the result.
+    /// Sends every agent still there `gameover`, and `quit` unless it is kept, then
+    /// records the result.
     fn finish(&mut self) -> std::io::Result<()> {
         let outcome = self.game.outcome().expect("the game is over");
         // The agents are stopped before the result is written, so that it can say
         // what stopping them found. A referee killed in between leaves a game over
         // without a result, which `--resume` finishes.
-        for (slot, escaped) in self.sessions.iter_mut().zip(&mut self.escaped) {
-            if let Some(s) = slot {
-                *escaped += s.finish(&outcome, self.config.quit_grace).escaped.len();
+        for (i, (slot, escaped)) in self.sessions.iter_mut().zip(&mut self.escaped).enumerate() {
+            match slot {
+                // A kept agent's descendants are looked for when it is finally stopped.
+                Some(s) if self.keep[i] => s.game_over(&outcome, self.config.quit_grace),
+                Some(s) => *escaped += s.finish(&outcome, self.config.quit_grace).escaped.len(),
+                None => {}
             }
         }
         stop_if_interrupted()?;
@@ -277,7 +286,7 @@ impl Match<'_> {
     }
 
     /// Runs one handshake step on every live agent that has not failed yet (with its
-    /// seat index), collecting the failures.
+    /// seat index), collecting the failures; kept agents, renewed already, are skipped.
     fn each_agent(
         &mut self,
         failures: &mut Vec<(Seat, Forfeit)>,
@@ -285,7 +294,7 @@ impl Match<'_> {
     ) {
         for (i, slot) in self.sessions.iter_mut().enumerate() {
             let Some(s) = slot else { continue };
-            if failures.iter().any(|(seat, _)| *seat == s.seat()) {
+            if self.reused[i] || failures.iter().any(|(seat, _)| *seat == s.seat()) {
                 continue;
             }
             if let Err(f) = step(s, i) {

@@ -6,6 +6,7 @@
 //! placed, is in `config`; one agent's side of the protocol is its [`session`].
 mod config;
 mod match_loop;
+mod reuse;
 pub mod session;
 
 use std::path::PathBuf;
@@ -16,9 +17,10 @@ use crate::agent::AgentError;
 use crate::clock::TimeControl;
 use crate::game::{Game, Outcome, Seat, SetupError};
 use crate::record::{self, Line, RecordWriter, SeatEntry};
-use config::place_agent;
 pub use config::{default_record_path, AgentCwd, MatchConfig, SeatAgent};
 use match_loop::Match;
+pub use reuse::KeptAgent;
+use reuse::Place;
 use session::{AgentSession, Forfeit};
 
 /// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).
@@ -74,7 +76,7 @@ pub struct MatchReport {
     pub seats: Vec<SeatEntry>,
     /// Where the record is.
     pub record: PathBuf,
-    /// Process groups of the agents (all gone by now).
+    /// Process groups of the agents (all gone by now, but those kept).
     pub process_groups: Vec<i32>,
 }
 
@@ -127,6 +129,33 @@ pub fn play_match(
     config: &MatchConfig,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<MatchReport, MatchError> {
+    play_match_keeping(config, Vec::new(), &[], progress).0
+}
+
+/// Plays one match like [`play_match`], on the agents of `kept` (by seat) where they
+/// may serve (the same command and spec, a sandbox hiding all this match hides, no
+/// log directory, not a resume; protocol.md §1.3), fresh ones elsewhere. Hands back,
+/// by seat, the agent of every seat `keep` marks whose game ended without its
+/// forfeit, told `gameover` but not `quit`; the others are stopped as usual.
+pub fn play_match_keeping(
+    config: &MatchConfig,
+    kept: Vec<Option<KeptAgent>>,
+    keep: &[bool],
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> (Result<MatchReport, MatchError>, Vec<Option<KeptAgent>>) {
+    let mut handed_back = Vec::new();
+    let result = prepare_and_play(config, kept, keep, &mut handed_back, progress);
+    (result, handed_back)
+}
+
+/// The match of [`play_match_keeping`]: its game set up (or resumed), then played.
+fn prepare_and_play(
+    config: &MatchConfig,
+    kept: Vec<Option<KeptAgent>>,
+    keep: &[bool],
+    handed_back: &mut Vec<Option<KeptAgent>>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<MatchReport, MatchError> {
     let resumed = if config.resume {
         let resume_err = |reason: String| MatchError::Resume {
             path: config.record.clone(),
@@ -170,62 +199,82 @@ pub fn play_match(
             _ => None,
         })
         .collect();
-    let mut sessions = Vec::with_capacity(seats);
-    let mut scratch = Vec::new();
-    let result = start_and_play(
-        config,
-        game,
-        resumed,
-        &gone,
-        &mut sessions,
-        &mut scratch,
-        progress,
-    );
-    for dir in scratch {
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    result
+    let seating = SeatPlan {
+        gone,
+        keep: (0..seats)
+            .map(|i| keep.get(i).copied().unwrap_or(false))
+            .collect(),
+    };
+    start_and_play(config, game, resumed, &seating, kept, handed_back, progress)
 }
 
-/// Starts the agents and plays; `scratch` collects temporary directories to remove.
+/// Which seats of a match have no agent (they forfeited before a resume) and which
+/// seats' agents are kept afterwards.
+struct SeatPlan {
+    gone: Vec<Seat>,
+    keep: Vec<bool>,
+}
+
+/// By seat: the agent's session, where it runs, and whether it is a kept one.
+type SeatedAgents = (Vec<Option<AgentSession>>, Vec<Option<Place>>, Vec<bool>);
+
+/// Every seat's agent, fresh or kept, and where it runs; the kept ones renewed for
+/// this game, and those that fail that started fresh once. Marks the seats whose
+/// agent is a kept one.
+fn seat_agents(
+    config: &MatchConfig,
+    game: &dyn Game,
+    seating: &SeatPlan,
+    kept: Vec<Option<KeptAgent>>,
+) -> Result<SeatedAgents, MatchError> {
+    let mut kept = kept.into_iter();
+    let (mut sessions, mut places, mut reused) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, agent) in config.agents.iter().enumerate() {
+        let seat = Seat::from_index(i);
+        // An agent that cannot serve here is dropped, which stops it.
+        let offered = kept.next().flatten();
+        if seating.gone.contains(&seat) {
+            sessions.push(None);
+            places.push(None);
+            reused.push(false);
+            continue;
+        }
+        let (session, place, again) = match offered.and_then(|k| reuse::fitting(k, agent, config, seat)) {
+            Some((session, place)) => (session, place, true),
+            None => {
+                let (session, place) = reuse::start_fresh(config, agent, seat)?;
+                (session, place, false)
+            }
+        };
+        sessions.push(Some(session));
+        places.push(Some(place));
+        reused.push(again);
+    }
+    let options = game.options();
+    let renewal = (config.game, game.seat_count(), &options);
+    for (seat, _) in reuse::renew(config, &mut sessions, &mut places, &reused, renewal) {
+        // Restarted once: a fresh agent that fails too forfeits, as any would.
+        let i = seat.index();
+        sessions[i] = None;
+        places[i] = None;
+        let (session, place) = reuse::start_fresh(config, &config.agents[i], seat)?;
+        (sessions[i], places[i], reused[i]) = (Some(session), Some(place), false);
+    }
+    Ok((sessions, places, reused))
+}
+
+/// Starts (or renews) the agents and plays; the agents of the seats to keep that
+/// ended the game in good standing go to `handed_back`.
 fn start_and_play(
     config: &MatchConfig,
     game: Box<dyn Game>,
     resumed: Option<record::Replay>,
-    gone: &[Seat],
-    sessions: &mut Vec<Option<AgentSession>>,
-    scratch: &mut Vec<PathBuf>,
+    seating: &SeatPlan,
+    kept: Vec<Option<KeptAgent>>,
+    handed_back: &mut Vec<Option<KeptAgent>>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<MatchReport, MatchError> {
-    for (i, agent) in config.agents.iter().enumerate() {
-        let seat = Seat::from_index(i);
-        if gone.contains(&seat) {
-            sessions.push(None);
-            continue;
-        }
-        let mut spec = agent.spec.clone();
-        let place_err = |source| MatchError::Agent {
-            seat,
-            source: AgentError::WorkingDir {
-                path: std::env::temp_dir(),
-                source,
-            },
-        };
-        if let Some(dir) = place_agent(&mut spec, config, seat).map_err(place_err)? {
-            scratch.push(dir);
-        }
-        let transcript = config
-            .log_dir
-            .as_ref()
-            .map(|d| d.join(format!("seat{seat}.transcript")));
-        if let Some(dir) = &config.log_dir {
-            spec.stderr_log
-                .get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
-        }
-        let session = AgentSession::start(seat, &spec, transcript.as_deref())
-            .map_err(|source| MatchError::Agent { seat, source })?;
-        sessions.push(Some(session));
-    }
+    let (sessions, mut places, reused) = seat_agents(config, game.as_ref(), seating, kept)?;
     let record_err = |source| MatchError::Record {
         path: config.record.clone(),
         source,
@@ -240,9 +289,11 @@ fn start_and_play(
         labels,
         escaped: vec![0; game.seat_count()],
         game,
-        sessions: std::mem::take(sessions),
+        sessions,
         record,
         resumed,
+        reused,
+        keep: seating.keep.clone(),
     };
     let process_groups = running
         .sessions
@@ -254,10 +305,22 @@ fn start_and_play(
         std::io::ErrorKind::Interrupted if interrupted() => MatchError::Interrupted(config.record.clone()),
         _ => record_err(e),
     });
-    // Whatever happened, no agent outlives the match. What this finds is recorded
-    // only when the match went well, and then every agent has been stopped already.
-    for s in running.sessions.iter_mut().flatten() {
-        let _ = s.stop(Duration::ZERO);
+    // Whatever happened, no agent outlives the match but those kept after a game
+    // that went well. What stopping finds is recorded only when the match went well,
+    // and then every agent not kept has been stopped already.
+    for (i, slot) in running.sessions.iter_mut().enumerate() {
+        let Some(mut s) = slot.take() else {
+            handed_back.push(None);
+            continue;
+        };
+        match places[i].take() {
+            Some(place) if result.is_ok() && seating.keep[i] => handed_back.push(Some(reuse::keep(s, place))),
+            place => {
+                let _ = s.stop(Duration::ZERO);
+                drop(place);
+                handed_back.push(None);
+            }
+        }
     }
     let seats = result?;
     Ok(MatchReport {

@@ -239,6 +239,28 @@ impl AgentSession {
         self.send(&ToAgent::IsReady)
     }
 
+    /// Starts a kept agent's next game: the `setoption`s again when they changed
+    /// (`options`), then `newgame` with its seat and `isready`, in one write.
+    pub fn send_renewal(
+        &mut self,
+        options: Option<&[(String, String)]>,
+        game: GameId,
+        seats: usize,
+        game_options: &Options,
+    ) -> Result<(), Forfeit> {
+        let set = options
+            .unwrap_or_default()
+            .iter()
+            .map(|(name, value)| ToAgent::SetOption { name, value });
+        let new_game = ToAgent::NewGame {
+            game,
+            seat: self.seat,
+            seats,
+            options: game_options,
+        };
+        self.send_lines(set.chain([new_game, ToAgent::IsReady]), None)
+    }
+
     /// Waits for `readyok`.
     pub fn await_readyok(&mut self, deadline: Instant) -> Result<(), Forfeit> {
         self.wait_for(deadline, "readyok", |_, m| match m {
@@ -329,6 +351,33 @@ impl AgentSession {
             std::thread::sleep(Duration::from_millis(5));
         }
         self.stop(Duration::ZERO)
+    }
+
+    /// Sends the remaining events and `gameover` but not `quit`: the agent is kept for
+    /// another game (protocol.md §1.3). A failed write shows when it is next asked.
+    pub fn game_over(&mut self, outcome: &Outcome, grace: Duration) {
+        let deadline = Instant::now() + grace;
+        let pending = std::mem::take(&mut self.pending);
+        let last = [ToAgent::GameOver(outcome)];
+        let _ = self.send_lines(pending.iter().map(ToAgent::Event).chain(last), Some(deadline));
+    }
+
+    /// Sends `quit` to an agent kept after its last game, gives it `grace` to exit,
+    /// then stops it; says what stopping it found.
+    pub fn quit(&mut self, grace: Duration) -> Stopped {
+        let deadline = Instant::now() + grace;
+        let _ = self.send_lines([ToAgent::Quit], Some(deadline));
+        while self.process.exit_status().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.stop(Duration::ZERO)
+    }
+
+    /// Seats a kept agent for its next game. Kept agents have no transcript: a match
+    /// with a log directory starts its agents fresh, so every log is one game's.
+    pub fn reseat(&mut self, seat: Seat) {
+        self.seat = seat;
+        self.pending.clear();
     }
 
     /// Stops the process (at once after a forfeit), keeping the transcript; says what

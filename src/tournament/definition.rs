@@ -88,6 +88,20 @@ impl Definition {
             .map_err(|e| TournamentError::Setup(format!("the tournament cannot be stored as JSON: {e}")))
     }
 
+    /// Whether `other` plays the same games as this: everything but how entrants'
+    /// processes are restarted (`restart=`), which changes no game and so may differ
+    /// between the runs of a resumed tournament and between its shards.
+    pub(super) fn plays_same_games(&self, other: &Definition) -> bool {
+        let games = |d: &Definition| {
+            let mut d = d.clone();
+            for e in &mut d.entrants {
+                e.restart = None;
+            }
+            d
+        };
+        games(self) == games(other)
+    }
+
     /// Seats per game.
     pub fn seats(&self) -> Result<usize, TournamentError> {
         let game = self

@@ -1,9 +1,11 @@
 //! Tournament entrants: `--agent` words in the cutechess-cli spirit
-//! (`name=N cmd='…' dir=D option.K=V`) or a JSON / TOML file of them.
+//! (`name=N cmd='…' dir=D restart=R option.K=V`) or a JSON / TOML file of them.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use super::engines::Restart;
 
 /// One bot in a tournament.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +20,9 @@ pub struct Entrant {
     /// `setoption` pairs sent after the handshake.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "option_pairs")]
     pub options: Vec<(String, String)>,
+    /// When its process is started again; `--restart` when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<Restart>,
 }
 
 /// Options are a `{ "name": "value" }` table in files, kept in order inside.
@@ -38,7 +43,8 @@ mod option_pairs {
 }
 
 impl Entrant {
-    /// Parses one `--agent` value: either `name=… cmd=… [dir=…] [option.K=V]…` or,
+    /// Parses one `--agent` value: either `name=… cmd=… [dir=…] [restart=…]
+    /// [option.K=V]…` or,
     /// without `cmd=`, the whole text as the command.
     pub fn parse(text: &str) -> Result<Entrant, String> {
         let words = shell_words::split(text).map_err(|e| format!("--agent `{text}`: {e}"))?;
@@ -52,10 +58,12 @@ impl Entrant {
                 cmd: text.to_string(),
                 dir: None,
                 options: Vec::new(),
+                restart: None,
             }
             .checked();
         }
         let (mut name, mut cmd, mut dir, mut options) = (None, None, None, Vec::new());
+        let mut restart = None;
         for w in &words {
             let (k, v) = w
                 .split_once('=')
@@ -64,11 +72,12 @@ impl Entrant {
                 "name" => name = Some(v.to_string()),
                 "cmd" => cmd = Some(v.to_string()),
                 "dir" => dir = Some(PathBuf::from(v)),
+                "restart" => restart = Some(Restart::parse(v).map_err(|e| format!("--agent: {e}"))?),
                 _ => match k.strip_prefix("option.") {
                     Some(o) if !o.is_empty() => options.push((o.to_string(), v.to_string())),
                     _ => {
                         return Err(format!(
-                            "--agent: unknown key `{k}` (name, cmd, dir, option.NAME)"
+                            "--agent: unknown key `{k}` (name, cmd, dir, restart, option.NAME)"
                         ))
                     }
                 },
@@ -89,6 +98,7 @@ impl Entrant {
             cmd,
             dir,
             options,
+            restart,
         }
         .checked()
     }
@@ -178,6 +188,14 @@ mod tests {
         );
         assert!(Entrant::parse("cmd=").is_err());
         assert!(Entrant::parse("cmd=x bogus=1").is_err());
+        assert_eq!(
+            Entrant::parse("cmd=x restart=always").unwrap().restart,
+            Some(Restart::Always)
+        );
+        assert_eq!(Entrant::parse("cmd=x").unwrap().restart, None);
+        assert!(Entrant::parse("cmd=x restart=never")
+            .unwrap_err()
+            .contains("unknown restart policy `never`"));
         let mut list = vec![
             Entrant::parse("builtin:random").unwrap(),
             Entrant::parse("builtin:random").unwrap(),

@@ -11,9 +11,11 @@
 //! `summary` turns the results into the table, and `shared` is the directory through
 //! which shards share finished cycles for a global SPRT; [`entrants`], [`openings`],
 //! [`schedule`] and [`stats`] are the bots, the opening suites, the pairings and the
-//! statistics they use.
+//! statistics they use, and [`engines`] the agent processes a worker keeps between
+//! its games.
 
 mod definition;
+pub mod engines;
 pub mod entrants;
 pub mod openings;
 mod results;
@@ -27,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use crate::referee::MatchError;
 pub use definition::{Definition, SprtDef};
+pub use engines::Restart;
 pub use entrants::Entrant;
 pub use openings::{OpeningOrder, OpeningsError};
 pub use results::{load_dir, merge, read_result, record_path, GameResult, RecordProblem};

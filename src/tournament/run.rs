@@ -14,6 +14,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::definition::seat_command;
+use super::engines::{Engines, Restart};
 use super::results::{read_result, record_path, scan_records, GameResult};
 use super::schedule::{Scheduled, Shard};
 use super::shared::{check_definition, SharedDir};
@@ -23,7 +24,7 @@ use super::{io_err, Definition, TournamentError};
 use crate::agent::{AgentSpec, Isolation, Limits};
 use crate::clock::TimeControl;
 use crate::record::Durability;
-use crate::referee::{play_match, AgentCwd, MatchConfig, SeatAgent};
+use crate::referee::{play_match_keeping, AgentCwd, MatchConfig, SeatAgent};
 
 /// How one run of a tournament is carried out (not part of its definition).
 #[derive(Clone, Debug)]
@@ -56,6 +57,8 @@ pub struct RunOptions {
     pub isolation: Isolation,
     /// Whether sandboxed agents keep the network.
     pub network: bool,
+    /// When entrants' processes are started again, unless an entrant says.
+    pub restart: Restart,
 }
 
 /// What a run reports as games finish.
@@ -148,7 +151,7 @@ fn store_definition(def: &Definition, opts: &RunOptions) -> Result<(), Tournamen
                 opts.out.display()
             )));
         }
-        if stored != def.stored_form()? {
+        if !stored.plays_same_games(&def.stored_form()?) {
             return Err(TournamentError::Setup(format!(
                 "{} holds a different tournament (game, entrants, schedule or seed differ)",
                 opts.out.display()
@@ -387,16 +390,19 @@ fn play_games(
         let (tx, rx) = mpsc::channel::<(usize, Result<GameResult, TournamentError>)>();
         for _ in 0..workers {
             let (tx, job_rx) = (tx.clone(), &job_rx);
-            scope.spawn(move || loop {
-                let Ok(game) = job_rx.lock().expect("job lock").recv() else {
-                    break;
-                };
-                if tx
-                    .send((game.index, play_one(def, opts, schedule, game)))
-                    .is_err()
-                {
-                    break;
+            scope.spawn(move || {
+                // This worker's agents, kept from game to game (`--restart`).
+                let mut engines = Engines::default();
+                loop {
+                    let Ok(game) = job_rx.lock().expect("job lock").recv() else {
+                        break;
+                    };
+                    let outcome = play_one(def, opts, schedule, game, &mut engines);
+                    if tx.send((game.index, outcome)).is_err() {
+                        break;
+                    }
                 }
+                engines.retire(opts.quit_grace);
             });
         }
         let (mut running, mut first_error) = (0, None);
@@ -426,12 +432,14 @@ fn play_games(
     })
 }
 
-/// Plays one scheduled game and reads its result back from the record.
+/// Plays one scheduled game, on the worker's kept agents where they serve, and reads
+/// its result back from the record.
 fn play_one(
     def: &Definition,
     opts: &RunOptions,
     schedule: &[Scheduled],
     game: &Scheduled,
+    engines: &mut Engines,
 ) -> Result<GameResult, TournamentError> {
     let id = def.game_id()?;
     let agents =
@@ -475,7 +483,10 @@ fn play_one(
         network: opts.network,
         hidden: vec![opts.out.clone()],
     };
-    play_match(&config, &mut |_| {}).map_err(|source| TournamentError::Game {
+    let (kept, keep) = engines.seat(def, game, opts.restart);
+    let (played, kept) = play_match_keeping(&config, kept, &keep, &mut |_| {});
+    engines.put_back(game, kept);
+    played.map_err(|source| TournamentError::Game {
         index: game.index,
         source,
     })?;

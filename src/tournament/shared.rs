@@ -244,7 +244,7 @@ pub(super) fn check_definition(dir: &Path, def: &Definition) -> Result<(), Tourn
 fn same_definition(dir: &Path, text: &str, given: &Definition) -> Result<(), TournamentError> {
     let stored: Definition =
         serde_json::from_str(text).map_err(|e| bad(dir, SharedProblem::Definition(e.to_string())))?;
-    if stored != *given {
+    if !stored.plays_same_games(given) {
         return Err(bad(dir, SharedProblem::OtherTournament));
     }
     Ok(())

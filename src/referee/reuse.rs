@@ -1,0 +1,186 @@
+//! Agents kept between matches (a tournament's engine reuse): what a kept agent
+//! carries from the match it was started for, whether it may serve a seat of the next
+//! one, and its renewal there (`newgame` again, `isready` → `readyok`). Its own room
+//! because it is the only way an agent process outlives a match; protocol.md §1.3
+//! says what such an agent is told.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::config::{hidden_for, place_agent};
+use super::session::{AgentSession, Forfeit};
+use super::{MatchConfig, MatchError, SeatAgent};
+use crate::agent::{AgentError, AgentSpec, Hidden, Isolation, Stopped};
+use crate::game::{GameId, Options, Seat};
+
+/// Where an agent runs, as decided when it was started: what a later match must
+/// agree with to reuse it.
+#[derive(Debug)]
+pub(super) struct Place {
+    /// The spec as the match was given it, before it was placed (sandbox, cwd).
+    spec: AgentSpec,
+    /// The options it was last sent.
+    options: Vec<(String, String)>,
+    /// What its sandbox hides; `None` when it is not sandboxed.
+    hidden: Option<Hidden>,
+    /// Whether its sandbox keeps the network.
+    network: bool,
+    /// Its private working directory outside a sandbox, removed when it goes.
+    scratch: Option<PathBuf>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        // The agent is stopped first: `KeptAgent` and the match drop sessions first.
+        if let Some(dir) = self.scratch.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// An agent process kept alive after a match, for another (see [`super::play_match_keeping`]).
+/// Dropping it kills its process group and removes its private directory.
+#[derive(Debug)]
+pub struct KeptAgent {
+    // Declared first so that it is dropped (its process killed) before its directory.
+    session: AgentSession,
+    place: Place,
+}
+
+impl KeptAgent {
+    /// The command it runs.
+    pub fn command(&self) -> &str {
+        &self.place.spec.command
+    }
+
+    /// Sends `quit`, gives the agent `grace` to exit, then stops it.
+    pub fn retire(mut self, grace: Duration) -> Stopped {
+        self.session.quit(grace)
+    }
+}
+
+/// Starts seat `seat`'s agent afresh: its place (sandbox or private directory), its
+/// logs, its process.
+pub(super) fn start_fresh(
+    config: &MatchConfig,
+    agent: &SeatAgent,
+    seat: Seat,
+) -> Result<(AgentSession, Place), MatchError> {
+    let mut spec = agent.spec.clone();
+    let agent_err = |source| MatchError::Agent { seat, source };
+    let place_err = |source| {
+        agent_err(AgentError::WorkingDir {
+            path: std::env::temp_dir(),
+            source,
+        })
+    };
+    let scratch = place_agent(&mut spec, config, seat).map_err(place_err)?;
+    let hidden = match config.isolation {
+        Isolation::Sandboxed(_) => Some(hidden_for(config).map_err(place_err)?),
+        Isolation::NotIsolated(_) => None,
+    };
+    // Made now so that the directory goes whatever happens next.
+    let place = Place {
+        spec: agent.spec.clone(),
+        options: agent.options.clone(),
+        hidden,
+        network: config.network,
+        scratch,
+    };
+    let transcript = config
+        .log_dir
+        .as_ref()
+        .map(|d| d.join(format!("seat{seat}.transcript")));
+    if let Some(dir) = &config.log_dir {
+        spec.stderr_log
+            .get_or_insert_with(|| dir.join(format!("seat{seat}.stderr")));
+    }
+    let session = AgentSession::start(seat, &spec, transcript.as_deref()).map_err(agent_err)?;
+    Ok((session, place))
+}
+
+/// The agent `kept` ready to serve `seat` of this match, or `None` (and it is
+/// stopped) when it may not: another command, spec or place, a match that keeps
+/// logs or resumes, or a sandbox that does not hide all this match hides.
+pub(super) fn fitting(
+    kept: KeptAgent,
+    agent: &SeatAgent,
+    config: &MatchConfig,
+    seat: Seat,
+) -> Option<(AgentSession, Place)> {
+    let KeptAgent { mut session, place } = kept;
+    // A log directory is one game's: a kept agent's stderr would go to another's.
+    let fits = config.log_dir.is_none()
+        && !config.resume
+        && place.spec == agent.spec
+        && place.network == config.network
+        && covers(place.hidden.as_ref(), config);
+    if !fits {
+        return None;
+    }
+    session.reseat(seat);
+    Some((session, place))
+}
+
+/// Whether a sandbox that hides `kept` hides everything this match hides, so that a
+/// kept agent sees nothing a fresh one would not (`None`: no sandbox then, and none
+/// may be wanted now).
+fn covers(kept: Option<&Hidden>, config: &MatchConfig) -> bool {
+    let now = match (&config.isolation, kept) {
+        (Isolation::NotIsolated(_), None) => return true,
+        (Isolation::Sandboxed(_), Some(_)) => match hidden_for(config) {
+            Ok(h) => h,
+            Err(_) => return false,
+        },
+        _ => return false,
+    };
+    let kept = kept.expect("matched above");
+    let inside = |p: &Path| kept.dirs.iter().any(|d| p.starts_with(d)) || kept.records.iter().any(|r| r == p);
+    now.dirs.iter().all(|d| inside(d)) && now.records.iter().all(|r| inside(r))
+}
+
+/// The renewal of the kept agents (`reused` marks their seats): each is sent its
+/// options again if they changed, `newgame` and `isready`, all before any `readyok`
+/// is awaited, within the start-up time. Returns the seats that failed it.
+pub(super) fn renew(
+    config: &MatchConfig,
+    sessions: &mut [Option<AgentSession>],
+    places: &mut [Option<Place>],
+    reused: &[bool],
+    game: (GameId, usize, &Options),
+) -> Vec<(Seat, Forfeit)> {
+    let (id, seats, options) = game;
+    let mut failures = Vec::new();
+    let live =
+        |i: usize, failures: &[(Seat, Forfeit)]| reused[i] && !failures.iter().any(|(s, _)| s.index() == i);
+    for i in 0..sessions.len() {
+        let (Some(s), Some(p)) = (&mut sessions[i], &mut places[i]) else {
+            continue;
+        };
+        if !reused[i] {
+            continue;
+        }
+        let wanted = &config.agents[i].options;
+        let changed = (p.options != *wanted).then_some(wanted.as_slice());
+        p.options.clone_from(wanted);
+        if let Err(f) = s.send_renewal(changed, id, seats, options) {
+            failures.push((s.seat(), f));
+        }
+    }
+    let deadline = Instant::now() + config.startup;
+    for (i, slot) in sessions.iter_mut().enumerate() {
+        if !live(i, &failures) {
+            continue;
+        }
+        let Some(s) = slot else { continue };
+        if let Err(f) = s.await_readyok(deadline) {
+            failures.push((s.seat(), f));
+        }
+    }
+    failures
+}
+
+/// The agent of a seat handed back after its match.
+pub(super) fn keep(session: AgentSession, place: Place) -> KeptAgent {
+    KeptAgent { session, place }
+}
