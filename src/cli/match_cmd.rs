@@ -148,6 +148,8 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
             Ok(SeatAgent {
                 spec,
                 options: Vec::new(),
+                entrant: None,
+                control: None,
             })
         })
         .collect::<Result<_, _>>()?;

@@ -76,6 +76,9 @@ pub struct MatchReport {
     pub record: PathBuf,
     /// Process groups of the agents (all gone by now).
     pub process_groups: Vec<i32>,
+    /// The seats whose agent failed the handshake or `newgame` (it never got ready
+    /// to play), with why, seat order.
+    pub unready: Vec<(Seat, String)>,
 }
 
 /// Why a match could not be played.
@@ -139,11 +142,15 @@ pub fn play_match(
         // The record's clocks run under its own control, and verify checks them
         // against it: the game cannot go on under another.
         if let Some(tc) = replay.header.time_control.as_deref() {
-            if TimeControl::parse_recorded(tc) != Ok(config.control) {
-                return Err(resume_err(format!(
-                    "the game is played under {tc}, not {}",
-                    config.control
-                )));
+            for (i, entry) in replay.header.seats.iter().enumerate() {
+                let recorded = entry.time_control.as_deref().unwrap_or(tc);
+                let wanted = config.seat_control(i);
+                if TimeControl::parse_recorded(recorded) != Ok(wanted) {
+                    return Err(resume_err(format!(
+                        "seat {} is played under {recorded}, not {wanted}",
+                        entry.seat
+                    )));
+                }
             }
         }
         Some(replay)
@@ -243,6 +250,7 @@ fn start_and_play(
         sessions: std::mem::take(sessions),
         record,
         resumed,
+        unready: Vec::new(),
     };
     let process_groups = table
         .sessions
@@ -266,5 +274,11 @@ fn start_and_play(
         seats,
         record: config.record.clone(),
         process_groups,
+        unready: {
+            let mut unready = std::mem::take(&mut table.unready);
+            unready.sort_by_key(|(seat, _)| seat.index());
+            unready.dedup_by_key(|(seat, _)| seat.index());
+            unready
+        },
     })
 }

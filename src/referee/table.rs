@@ -51,6 +51,8 @@ pub(super) struct Table<'c> {
     pub(super) resumed: Option<record::Replay>,
     /// Each seat's label, which never changes during a game.
     pub(super) labels: Vec<String>,
+    /// The seats whose agent never got ready for the game, with why.
+    pub(super) unready: Vec<(Seat, String)>,
 }
 
 impl Table<'_> {
@@ -59,6 +61,7 @@ impl Table<'_> {
     /// Returns the seats as the header records them.
     pub(super) fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
         let failures = self.handshake();
+        self.note_unready(&failures);
         let seats = self.header()?;
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
@@ -106,6 +109,11 @@ impl Table<'_> {
                     )
                 });
                 header.time_control = Some(config.control.to_string());
+                for (i, entry) in header.seats.iter_mut().enumerate() {
+                    entry.entrant.clone_from(&config.agents[i].entrant);
+                    let own = config.seat_control(i);
+                    entry.time_control = (own != config.control).then(|| own.to_string());
+                }
                 header.sandbox = Some(config.isolation.describe());
                 let seats = header.seats.clone();
                 stop_if_interrupted()?;
@@ -131,10 +139,20 @@ impl Table<'_> {
         });
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
+        self.note_unready(&failures);
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
         Ok(())
+    }
+
+    /// Keeps the seats that failed to get ready, even those whose forfeit the game
+    /// no longer records (a two-seat game ends with the first): a tournament tells
+    /// an entrant that never starts from one that loses.
+    fn note_unready(&mut self, failures: &[(Seat, Failure)]) {
+        for (seat, failure) in failures {
+            self.unready.push((*seat, failure.detail.clone()));
+        }
     }
 
     /// The referee's random opening, as long as the game takes it.
@@ -154,9 +172,8 @@ impl Table<'_> {
     /// The seats' clocks, fresh or, for a resumed game, where the record left them;
     /// the agents of a resumed game are told what their seats saw so far.
     fn catch_up(&mut self) -> Vec<SeatClock> {
-        let control = self.config.control;
         let mut clocks: Vec<SeatClock> = (0..self.game.seat_count())
-            .map(|_| SeatClock::new(control))
+            .map(|i| SeatClock::new(self.config.seat_control(i)))
             .collect();
         if let Some(replay) = &self.resumed {
             // A resumed agent is told everything its seat saw so far, and each clock
