@@ -77,6 +77,10 @@ pub struct TournamentArgs {
     /// Keep each game's transcripts and stderr per seat in DIR/game-NNNNN/.
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
+    /// Score an entrant that fails the handshake in its first games as forfeits
+    /// instead of stopping the tournament.
+    #[arg(long)]
+    play_unready: bool,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -267,6 +271,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         isolation: args.agent.isolation()?,
         network: args.agent.network(),
         log_dir: args.log_dir.clone(),
+        play_unready: args.play_unready,
     };
     super::match_cmd::watch_interrupt()?;
     let tty = std::io::stderr().is_terminal();

@@ -51,6 +51,8 @@ pub struct RunOptions {
     pub network: bool,
     /// Where each game's transcripts and stderr go (`<dir>/game-NNNNN/`).
     pub log_dir: Option<PathBuf>,
+    /// Score an entrant that never gets ready as forfeits instead of stopping.
+    pub play_unready: bool,
 }
 
 /// What a run reports as games finish.
@@ -101,6 +103,7 @@ pub fn run(
         first,
         unready_games: Vec::new(),
         failed: None,
+        play_unready: opts.play_unready,
     };
     progress.check_sprt();
     play_games(def, opts, &schedule, queue, &mut progress)?;
@@ -242,6 +245,8 @@ struct Progress<'r> {
     unready_games: Vec<(usize, Vec<usize>)>,
     /// The entrant that stopped the run, if one did.
     failed: Option<TournamentError>,
+    /// Whether an entrant that never gets ready is scored instead of stopping the run.
+    play_unready: bool,
 }
 
 /// How an entrant's first games of a run went.
@@ -301,7 +306,8 @@ impl Progress<'_> {
             };
             first.unready += 1;
             let needed = FIRST_GAMES.min(first.scheduled);
-            if first.unready == first.played && first.played == needed && self.failed.is_none() {
+            let stops = !self.play_unready && self.failed.is_none();
+            if stops && first.unready == first.played && first.played == needed {
                 self.stop.store(true, Ordering::SeqCst);
                 self.failed = Some(TournamentError::Entrant {
                     name: def.entrants.get(who).map_or_else(String::new, |e| e.name.clone()),
