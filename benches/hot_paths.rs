@@ -120,6 +120,8 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
                 label: g.seat_label(seat),
                 name: "random".into(),
                 command: Some("referee agent random".into()),
+                entrant: None,
+                time_control: None,
             })
             .collect(),
         seed,

@@ -142,6 +142,11 @@ impl SeatClock {
         }
     }
 
+    /// The time control this clock runs under.
+    pub fn control(&self) -> TimeControl {
+        self.control
+    }
+
     /// Time this seat may use for the coming decision (before the margin).
     pub fn budget(&self) -> Duration {
         match self.control {

@@ -883,6 +883,7 @@ fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
             "3",
             "--concurrency",
             "4",
+            "--play-unready",
             "--json",
         ]
         .map(String::from),

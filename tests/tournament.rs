@@ -620,7 +620,7 @@ fn an_existing_out_needs_resume_with_the_same_arguments() {
     assert_usage_error(
         &referee(tmp.path(), &other),
         "--resume with another seed",
-        "different tournament",
+        "--seed disagrees",
     );
 
     // The same arguments (the concurrency is not part of the tournament) resume a
@@ -1393,9 +1393,23 @@ fn an_entrant_starts_in_its_dir() {
     };
     let with_dir = run(&[&dir], "with");
     assert_eq!(standing(&with_dir, "booked")["crashes"], 0, "{with_dir}");
-    // Elsewhere (a private directory) it finds no book: the key is what made it work.
-    let without = run(&[], "without");
-    assert_eq!(standing(&without, "booked")["crashes"], 2, "{without}");
+    // Elsewhere (a private directory) it finds no book and never gets ready, which
+    // stops the tournament naming it: the key is what made it work.
+    let mut args = words(&["tournament", "--out", "without", "--game", "telka", "--agent"]);
+    args.extend([
+        spec("booked", &cmd, &[]),
+        "--agent".into(),
+        "builtin:random".into(),
+    ]);
+    let without = referee(tmp.path(), &args);
+    assert_eq!(without.code, 2, "{}", without.stderr);
+    let errors: Vec<&str> = without
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("referee:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", without.stderr);
+    assert!(errors[0].contains("entrant `booked`"), "{}", errors[0]);
 }
 
 // ---------------------------------------------------------------------------

@@ -529,6 +529,8 @@ fn bench_config(
                 ),
             }),
             options: Vec::new(),
+            entrant: None,
+            control: None,
         })
         .collect();
     MatchConfig {

@@ -118,6 +118,11 @@ impl ClockArgs {
         }
     }
 
+    /// The control `--tc` or `--st` gave, if either was given.
+    pub fn given(&self) -> Option<TimeControl> {
+        self.st.or(self.tc)
+    }
+
     /// The grace past the clock.
     pub fn margin(&self) -> Duration {
         Duration::from_millis(self.margin)

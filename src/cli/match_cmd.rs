@@ -185,6 +185,8 @@ fn seat_agents(
             Ok(SeatAgent {
                 spec,
                 options: Vec::new(),
+                entrant: None,
+                control: None,
             })
         })
         .collect()

@@ -45,6 +45,14 @@ pub struct SeatEntry {
     /// The command that started the agent, if it is a process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The tournament entrant that played the seat (its name in the tournament),
+    /// which tells apart two entrants running the same program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entrant: Option<String>,
+    /// The seat's own time control, when it is not the header's (a tournament
+    /// entrant's `tc=` or `st=`); its clock runs under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<String>,
 }
 
 /// The first line of every record.
@@ -101,6 +109,8 @@ impl Header {
                         label: game.seat_label(s),
                         name,
                         command,
+                        entrant: None,
+                        time_control: None,
                     }
                 })
                 .collect(),

@@ -3,7 +3,8 @@
 //! times actions, and only those its agents made; it plays a tournament's random
 //! opening before any agent acts, untimed. Every seat's clock is replayed from the
 //! header's time control and the think times recorded, as the match loop charged
-//! it, so each `clock_ms` must be exactly what that clock shows; the clocks a record
+//! it (under the seat's own time control when its header entry has one), so each
+//! `clock_ms` must be exactly what that clock shows; the clocks a record
 //! leaves are the ones `match --resume` continues.
 
 use std::time::Duration;
@@ -16,10 +17,10 @@ use crate::clock::{SeatClock, TimeControl};
 /// ends.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Timing {
-    /// The header's time control and each seat's clock, by seat index; `None` when
-    /// the header has none (controller and play-by-mail records), whose actions are
-    /// never timed.
-    clocks: Option<(TimeControl, Vec<SeatClock>)>,
+    /// Each seat's clock, by seat index, under the seat's own time control or else
+    /// the header's; `None` when the header has none (controller and play-by-mail
+    /// records), whose actions are never timed.
+    clocks: Option<Vec<SeatClock>>,
     /// Whether an action line that is not an opening one was seen: the opening's
     /// actions are the first of the record.
     past_opening: bool,
@@ -28,11 +29,26 @@ pub(super) struct Timing {
 impl Timing {
     /// The clocks at the start of the game `header` describes, which has `seats` seats.
     pub fn new(header: &Header, seats: usize) -> Result<Timing, String> {
+        let parse = |text: &str| TimeControl::parse_recorded(text).map_err(|e| format!("time_control: {e}"));
         let clocks = match &header.time_control {
-            None => None,
+            None => {
+                if let Some(e) = header.seats.iter().find(|e| e.time_control.is_some()) {
+                    return Err(format!(
+                        "seat {} has a time_control in a record without one: only matches time seats",
+                        e.seat
+                    ));
+                }
+                None
+            }
             Some(text) => {
-                let control = TimeControl::parse_recorded(text).map_err(|e| format!("time_control: {e}"))?;
-                Some((control, vec![SeatClock::new(control); seats]))
+                let control = parse(text)?;
+                let mut clocks = vec![SeatClock::new(control); seats];
+                for (clock, entry) in clocks.iter_mut().zip(&header.seats) {
+                    if let Some(own) = &entry.time_control {
+                        *clock = SeatClock::new(parse(own).map_err(|e| format!("seat {}: {e}", entry.seat))?);
+                    }
+                }
+                Some(clocks)
             }
         };
         Ok(Timing {
@@ -77,7 +93,7 @@ impl Timing {
                 "think_ms and clock_ms on {what}: the referee made it, and only agents' actions are timed"
             ));
         }
-        let Some((control, clocks)) = self.clocks.as_mut() else {
+        let Some(clocks) = self.clocks.as_mut() else {
             return Err(
                 "think_ms and clock_ms in a record without a time control: controller and play-by-mail \
                  actions are not timed"
@@ -93,9 +109,10 @@ impl Timing {
         let left = clock.left().as_millis();
         if left != u128::from(clock_ms) {
             return Err(format!(
-                "clock_ms {clock_ms} recorded, seat {}'s clock under {control} gives {left} after think_ms \
+                "clock_ms {clock_ms} recorded, seat {}'s clock under {} gives {left} after think_ms \
                  {think}",
-                a.seat
+                a.seat,
+                clock.control()
             ));
         }
         Ok(())
@@ -104,6 +121,6 @@ impl Timing {
     /// Each seat's clock after the lines checked, by seat index; `None` when the record
     /// has no time control.
     pub fn into_clocks(self) -> Option<Vec<SeatClock>> {
-        self.clocks.map(|(_, clocks)| clocks)
+        self.clocks
     }
 }

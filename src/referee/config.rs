@@ -19,6 +19,10 @@ pub struct SeatAgent {
     pub spec: AgentSpec,
     /// `setoption` pairs sent after the handshake.
     pub options: Vec<(String, String)>,
+    /// The tournament entrant it is, recorded in the header's seat entry.
+    pub entrant: Option<String>,
+    /// Its own time control instead of the match's (a tournament entrant's `tc=`).
+    pub control: Option<TimeControl>,
 }
 
 /// Everything one match needs.
@@ -61,6 +65,14 @@ pub struct MatchConfig {
     /// Directories agents must not see besides the record's and the log directory
     /// (a tournament's output).
     pub hidden: Vec<PathBuf>,
+}
+
+impl MatchConfig {
+    /// The time control seat index `i`'s clock runs under: its agent's own, or the
+    /// match's.
+    pub fn seat_control(&self, i: usize) -> TimeControl {
+        self.agents.get(i).and_then(|a| a.control).unwrap_or(self.control)
+    }
 }
 
 /// The working directory agents start in.

@@ -56,6 +56,8 @@ pub(super) struct Match<'c> {
     pub(super) reused: Vec<bool>,
     /// The seats whose agent is kept afterwards: told `gameover`, not `quit`.
     pub(super) keep: Vec<bool>,
+    /// The seats whose agent never got ready for the game, with why.
+    pub(super) unready: Vec<(Seat, String)>,
 }
 
 impl Match<'_> {
@@ -64,6 +66,7 @@ impl Match<'_> {
     /// Returns the seats as the header records them.
     pub(super) fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
         let failures = self.handshake();
+        self.note_unready(&failures);
         let seats = self.header()?;
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
@@ -111,6 +114,11 @@ impl Match<'_> {
                     )
                 });
                 header.time_control = Some(config.control.to_string());
+                for (i, entry) in header.seats.iter_mut().enumerate() {
+                    entry.entrant.clone_from(&config.agents[i].entrant);
+                    let own = config.seat_control(i);
+                    entry.time_control = (own != config.control).then(|| own.to_string());
+                }
                 header.sandbox = Some(config.isolation.describe());
                 let seats = header.seats.clone();
                 stop_if_interrupted()?;
@@ -136,10 +144,20 @@ impl Match<'_> {
         });
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
+        self.note_unready(&failures);
         for (seat, failure) in failures {
             self.forfeit(seat, failure, None, progress)?;
         }
         Ok(())
+    }
+
+    /// Keeps the seats that failed to get ready, even those whose forfeit the game
+    /// no longer records (a two-seat game ends with the first): a tournament tells
+    /// an entrant that never starts from one that loses.
+    fn note_unready(&mut self, failures: &[(Seat, Forfeit)]) {
+        for (seat, failure) in failures {
+            self.unready.push((*seat, failure.detail.clone()));
+        }
     }
 
     /// The referee's random opening, as long as the game takes it.
@@ -159,9 +177,8 @@ impl Match<'_> {
     /// The seats' clocks, fresh or, for a resumed game, where the record left them;
     /// the agents of a resumed game are told what their seats saw so far.
     fn catch_up(&mut self) -> Vec<SeatClock> {
-        let control = self.config.control;
         let mut clocks: Vec<SeatClock> = (0..self.game.seat_count())
-            .map(|_| SeatClock::new(control))
+            .map(|i| SeatClock::new(self.config.seat_control(i)))
             .collect();
         if let Some(replay) = &self.resumed {
             // A resumed agent is told everything its seat saw so far, and each clock

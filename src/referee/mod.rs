@@ -78,6 +78,9 @@ pub struct MatchReport {
     pub record: PathBuf,
     /// Process groups of the agents (all gone by now, but those kept).
     pub process_groups: Vec<i32>,
+    /// The seats whose agent failed the handshake or `newgame` (it never got ready
+    /// to play), with why, seat order.
+    pub unready: Vec<(Seat, String)>,
 }
 
 /// Why a match could not be played.
@@ -168,11 +171,15 @@ fn prepare_and_play(
         // The record's clocks run under its own control, and verify checks them
         // against it: the game cannot go on under another.
         if let Some(tc) = replay.header.time_control.as_deref() {
-            if TimeControl::parse_recorded(tc) != Ok(config.control) {
-                return Err(resume_err(format!(
-                    "the game is played under {tc}, not {}",
-                    config.control
-                )));
+            for (i, entry) in replay.header.seats.iter().enumerate() {
+                let recorded = entry.time_control.as_deref().unwrap_or(tc);
+                let wanted = config.seat_control(i);
+                if TimeControl::parse_recorded(recorded) != Ok(wanted) {
+                    return Err(resume_err(format!(
+                        "seat {} is played under {recorded}, not {wanted}",
+                        entry.seat
+                    )));
+                }
             }
         }
         Some(replay)
@@ -294,6 +301,7 @@ fn start_and_play(
         resumed,
         reused,
         keep: seating.keep.clone(),
+        unready: Vec::new(),
     };
     let process_groups = running
         .sessions
@@ -329,5 +337,11 @@ fn start_and_play(
         seats,
         record: config.record.clone(),
         process_groups,
+        unready: {
+            let mut unready = std::mem::take(&mut running.unready);
+            unready.sort_by_key(|(seat, _)| seat.index());
+            unready.dedup_by_key(|(seat, _)| seat.index());
+            unready
+        },
     })
 }

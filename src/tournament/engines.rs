@@ -4,12 +4,15 @@
 //! is the one state a worker carries from game to game; the match side of it (what a
 //! kept agent is told, when it may serve) is `referee::reuse`.
 
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::definition::Definition;
 use super::schedule::Scheduled;
+use super::{io_err, TournamentError};
 use crate::referee::KeptAgent;
 
 /// When an entrant's agent process is started again (`--restart`, `restart=`).
@@ -47,9 +50,36 @@ impl Restart {
 #[derive(Debug, Default)]
 pub(super) struct Engines {
     kept: Vec<(usize, KeptAgent)>,
+    /// The worker's own temporary directory of stderr files, once one is needed.
+    scratch: Option<PathBuf>,
 }
 
+/// Tells apart the temporary directories of the workers of one process.
+static WORKERS: AtomicUsize = AtomicUsize::new(0);
+
 impl Engines {
+    /// Where the stderr of the `nth` agent of entrant `who` in a game goes (`nth` is 1
+    /// only where an entrant holds two seats): one file per entrant and worker, so a
+    /// kept agent, whose command line must not change, writes to the same file from
+    /// game to game, and a fresh one appends to it.
+    pub(super) fn stderr_log(&mut self, who: usize, nth: usize) -> Result<PathBuf, TournamentError> {
+        let dir = match &self.scratch {
+            Some(dir) => dir.clone(),
+            None => {
+                let n = WORKERS.fetch_add(1, Ordering::Relaxed);
+                let dir = std::env::temp_dir().join(format!("referee-{}-worker-{n}", std::process::id()));
+                std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+                self.scratch.insert(dir).clone()
+            }
+        };
+        Ok(dir.join(format!("entrant{who}-{nth}.stderr")))
+    }
+
+    /// The worker's directory of stderr files, if it has one.
+    pub(super) fn scratch(&self) -> Option<&Path> {
+        self.scratch.as_deref()
+    }
+
     /// The kept agents for the seats of `game` (by seat; `None` where there is none),
     /// and which seats' agents are to be kept after it (their entrant's policy, or
     /// `default`, is `on-failure`).
@@ -88,5 +118,8 @@ impl Engines {
                 scope.spawn(move || agent.retire(grace));
             }
         });
+        if let Some(dir) = self.scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }

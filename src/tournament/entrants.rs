@@ -1,11 +1,13 @@
 //! Tournament entrants: `--agent` words in the cutechess-cli spirit
-//! (`name=N cmd='…' dir=D restart=R option.K=V`) or a JSON / TOML file of them.
+//! (`name=N cmd='…' dir=D tc=T st=S restart=R option.K=V`) or a JSON / TOML file of
+//! them.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::engines::Restart;
+use crate::clock::TimeControl;
 
 /// One bot in a tournament.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,7 +22,14 @@ pub struct Entrant {
     /// `setoption` pairs sent after the handshake.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "option_pairs")]
     pub options: Vec<(String, String)>,
-    /// When its process is started again; `--restart` when not given.
+    /// Its own clock, as `--tc` takes it (instead of the tournament's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<String>,
+    /// Its own time per decision in seconds, as `--st` takes it (instead of the
+    /// tournament's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub st: Option<String>,
+    /// When its process is started again between games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<Restart>,
 }
@@ -43,9 +52,8 @@ mod option_pairs {
 }
 
 impl Entrant {
-    /// Parses one `--agent` value: either `name=… cmd=… [dir=…] [restart=…]
-    /// [option.K=V]…` or,
-    /// without `cmd=`, the whole text as the command.
+    /// Parses one `--agent` value: either `name=… cmd=… [dir=…] [tc=…|st=…]
+    /// [restart=…] [option.K=V]…` or, without `cmd=`, the whole text as the command.
     pub fn parse(text: &str) -> Result<Entrant, String> {
         let words = shell_words::split(text).map_err(|e| format!("--agent `{text}`: {e}"))?;
         let keyed = words.iter().any(|w| w.starts_with("cmd="));
@@ -53,17 +61,14 @@ impl Entrant {
             if words.is_empty() {
                 return Err("--agent: empty command".into());
             }
-            return Entrant {
-                name: default_name(&words[0], words.get(1).map(String::as_str)),
-                cmd: text.to_string(),
-                dir: None,
-                options: Vec::new(),
-                restart: None,
-            }
+            return Entrant::new(
+                default_name(&words[0], words.get(1).map(String::as_str)),
+                text.to_string(),
+            )
             .checked();
         }
-        let (mut name, mut cmd, mut dir, mut options) = (None, None, None, Vec::new());
-        let mut restart = None;
+        let (mut name, mut cmd) = (None, None);
+        let mut e = Entrant::new(String::new(), String::new());
         for w in &words {
             let (k, v) = w
                 .split_once('=')
@@ -71,36 +76,55 @@ impl Entrant {
             match k {
                 "name" => name = Some(v.to_string()),
                 "cmd" => cmd = Some(v.to_string()),
-                "dir" => dir = Some(PathBuf::from(v)),
-                "restart" => restart = Some(Restart::parse(v).map_err(|e| format!("--agent: {e}"))?),
+                "dir" => e.dir = Some(PathBuf::from(v)),
+                "tc" => e.tc = Some(v.to_string()),
+                "st" => e.st = Some(v.to_string()),
+                "restart" => e.restart = Some(Restart::parse(v).map_err(|m| format!("--agent: {m}"))?),
                 _ => match k.strip_prefix("option.") {
-                    Some(o) if !o.is_empty() => options.push((o.to_string(), v.to_string())),
+                    Some(o) if !o.is_empty() => e.options.push((o.to_string(), v.to_string())),
                     _ => {
                         return Err(format!(
-                            "--agent: unknown key `{k}` (name, cmd, dir, restart, option.NAME)"
+                            "--agent: unknown key `{k}` (name, cmd, dir, tc, st, restart, option.NAME)"
                         ))
                     }
                 },
             }
         }
-        let cmd = cmd
+        e.cmd = cmd
             .filter(|c| !c.trim().is_empty())
             .ok_or("--agent: `cmd=` is empty")?;
-        let name = name.unwrap_or_else(|| {
-            let w = shell_words::split(&cmd).unwrap_or_default();
+        e.name = name.unwrap_or_else(|| {
+            let w = shell_words::split(&e.cmd).unwrap_or_default();
             default_name(
                 w.first().map(String::as_str).unwrap_or("agent"),
                 w.get(1).map(String::as_str),
             )
         });
+        e.checked()
+    }
+
+    /// An entrant with only a name and a command.
+    fn new(name: String, cmd: String) -> Entrant {
         Entrant {
             name,
             cmd,
-            dir,
-            options,
-            restart,
+            dir: None,
+            options: Vec::new(),
+            tc: None,
+            st: None,
+            restart: None,
         }
-        .checked()
+    }
+
+    /// The entrant's own time control, if it has one (`tc=` or `st=`).
+    pub fn control(&self) -> Result<Option<TimeControl>, String> {
+        let parsed = match (&self.tc, &self.st) {
+            (None, None) => return Ok(None),
+            (Some(_), Some(_)) => return Err("give tc= or st=, not both".into()),
+            (Some(tc), None) => TimeControl::parse_tc(tc),
+            (None, Some(st)) => TimeControl::parse_st(st),
+        };
+        parsed.map(Some).map_err(|e| e.to_string())
     }
 
     /// The entrant, if what the command line and the files cannot check by their
@@ -112,7 +136,33 @@ impl Entrant {
         }
         crate::protocol::agent::check_setoptions(&self.options)
             .map_err(|e| format!("entrant `{}`: {e}", self.name))?;
+        self.control()
+            .map_err(|e| format!("entrant `{}`: {e}", self.name))?;
         Ok(self)
+    }
+
+    /// Makes a relative `dir=` absolute from `base` (the current directory for
+    /// `--agent`, the agents file's directory for a file), so that a resume from
+    /// anywhere starts the entrant in the same place, and checks it is a directory:
+    /// a mistyped one is refused before any game, not a forfeit in every game.
+    pub fn anchor_dir(&mut self, base: &Path) -> Result<(), String> {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let dir = if dir.is_absolute() {
+            dir.clone()
+        } else {
+            base.join(dir)
+        };
+        if !dir.is_dir() {
+            return Err(format!(
+                "entrant `{}`: dir={}: not a directory",
+                self.name,
+                dir.display()
+            ));
+        }
+        self.dir = Some(dir);
+        Ok(())
     }
 
     /// Reads entrants from a JSON array or a TOML file of `[[agent]]` tables.
@@ -131,8 +181,17 @@ impl Entrant {
             serde_json::from_str::<Vec<Entrant>>(&text).map_err(|e| format!("{}: {e}", path.display()))
         }?
         .into_iter()
-        .map(|e| e.checked().map_err(|e| format!("{}: {e}", path.display())))
-        .collect()
+        .map(|e| {
+            let mut e = e.checked()?;
+            let base = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            e.anchor_dir(base)?;
+            Ok(e)
+        })
+        .collect::<Result<_, String>>()
+        .map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 
@@ -187,6 +246,29 @@ mod tests {
             "random_agent"
         );
         assert!(Entrant::parse("cmd=").is_err());
+        let timed = Entrant::parse("cmd=x tc=5+0.1 restart=on-failure").unwrap();
+        assert_eq!(
+            timed.control().unwrap().map(|c| c.to_string()).as_deref(),
+            Some("5+0.1")
+        );
+        assert_eq!(timed.restart, Some(Restart::OnFailure));
+        assert_eq!(
+            Entrant::parse("cmd=x st=0.5")
+                .unwrap()
+                .control()
+                .unwrap()
+                .map(|c| c.to_string())
+                .as_deref(),
+            Some("st=0.5")
+        );
+        for bad in [
+            "cmd=x tc=0",
+            "cmd=x st=-1",
+            "cmd=x tc=1 st=1",
+            "cmd=x restart=never",
+        ] {
+            assert!(Entrant::parse(bad).is_err(), "{bad}");
+        }
         assert!(Entrant::parse("cmd=x bogus=1").is_err());
         assert_eq!(
             Entrant::parse("cmd=x restart=always").unwrap().restart,

@@ -61,6 +61,18 @@ pub enum TournamentError {
         /// Error.
         source: MatchError,
     },
+    /// An entrant that cannot be started, or that never got ready in its first
+    /// games of a run ([`run::FIRST_GAMES`]): the tournament stops rather than score
+    /// it losses that say nothing about its play.
+    #[error("entrant `{name}`: {why}{}", stderr_part(stderr))]
+    Entrant {
+        /// Its name.
+        name: String,
+        /// What went wrong.
+        why: String,
+        /// The end of its stderr, one line (empty if it never ran).
+        stderr: String,
+    },
     /// A record in an output directory that cannot be counted (bad input).
     #[error("{}: {problem}", path.display())]
     Record {
@@ -77,6 +89,15 @@ pub enum TournamentError {
         /// What is wrong with it.
         problem: SharedProblem,
     },
+}
+
+/// `; its stderr ends: …` when there is a stderr to show.
+fn stderr_part(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr ends: {stderr}")
+    }
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> TournamentError + '_ {

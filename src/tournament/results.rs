@@ -14,7 +14,7 @@ use super::definition::seat_command;
 use super::schedule::Scheduled;
 use super::{io_err, Definition, TournamentError};
 use crate::game::{ForfeitKind, Options};
-use crate::record::{self, Line, RecordError, Replay};
+use crate::record::{self, Line, RecordError, Replay, SeatEntry};
 
 /// The outcome of one finished game, as read back from its record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,6 +109,26 @@ pub enum RecordProblem {
         /// The scheduled entrant's name.
         entrant: String,
         /// Its command.
+        expected: String,
+    },
+    /// A seat whose header names another entrant than the schedule's.
+    #[error("seat {seat} was played by entrant `{recorded}`, not by `{expected}` as the schedule says")]
+    Entrant {
+        /// Seat number.
+        seat: usize,
+        /// The entrant the header names.
+        recorded: String,
+        /// The scheduled entrant's name.
+        expected: String,
+    },
+    /// A seat whose clock ran under another time control than its entrant's.
+    #[error("seat {seat}'s clock ran under {recorded}, not under its entrant's {expected}")]
+    SeatTimeControl {
+        /// Seat number.
+        seat: usize,
+        /// The seat's time control in the header (the header's when it has none).
+        recorded: String,
+        /// The entrant's (the tournament's when it has none).
         expected: String,
     },
     /// An opening action that is not the tournament's.
@@ -270,19 +290,56 @@ fn check_record(
         });
     }
     for (seat, entry) in h.seats.iter().enumerate() {
-        let recorded = entry.command.as_deref();
-        if recorded.is_some_and(|c| runs_scheduled(def, game, seat, c)) {
-            continue;
-        }
-        let entrant = game.seats.get(seat).and_then(|&who| def.entrants.get(who));
-        return Err(RecordProblem::Seat {
-            seat: seat + 1,
-            recorded: recorded.map_or_else(|| format!("no agent process ({})", entry.name), str::to_string),
-            entrant: entrant.map_or_else(|| "nobody".to_string(), |e| e.name.clone()),
-            expected: entrant.map_or_else(String::new, |e| e.cmd.clone()),
-        });
+        check_seat(def, game, seat, entry, h.time_control.is_some())?;
     }
     check_opening(opening, replay)
+}
+
+/// Checks that seat index `seat`'s header entry is the scheduled entrant's: its
+/// command, its name (records before entrants were named have none) and, in a timed
+/// record, its own time control.
+fn check_seat(
+    def: &Definition,
+    game: &Scheduled,
+    seat: usize,
+    entry: &SeatEntry,
+    timed: bool,
+) -> Result<(), RecordProblem> {
+    let entrant = game.seats.get(seat).and_then(|&who| def.entrants.get(who));
+    let recorded = entry.command.as_deref();
+    if recorded.is_some_and(|c| runs_scheduled(def, game, seat, c)) {
+        let expected = entrant.map_or("", |e| e.name.as_str());
+        if let Some(name) = entry.entrant.as_deref().filter(|n| *n != expected) {
+            return Err(RecordProblem::Entrant {
+                seat: seat + 1,
+                recorded: name.to_string(),
+                expected: expected.to_string(),
+            });
+        }
+        // The entrant's own control is written only where it differs from the
+        // tournament's, exactly as the match writes it.
+        let own = entrant
+            .and_then(|e| e.control().ok().flatten())
+            .map(|c| c.to_string())
+            .filter(|c| *c != def.time_control);
+        if timed && entry.time_control != own {
+            return Err(RecordProblem::SeatTimeControl {
+                seat: seat + 1,
+                recorded: entry
+                    .time_control
+                    .clone()
+                    .unwrap_or_else(|| def.time_control.clone()),
+                expected: own.unwrap_or_else(|| def.time_control.clone()),
+            });
+        }
+        return Ok(());
+    }
+    Err(RecordProblem::Seat {
+        seat: seat + 1,
+        recorded: recorded.map_or_else(|| format!("no agent process ({})", entry.name), str::to_string),
+        entrant: entrant.map_or_else(|| "nobody".to_string(), |e| e.name.clone()),
+        expected: entrant.map_or_else(String::new, |e| e.cmd.clone()),
+    })
 }
 
 /// The actions a record marks as the referee's random opening must be the

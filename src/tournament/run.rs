@@ -9,7 +9,7 @@
 //! games of cycles already begun are played (no half pair is left behind).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,7 @@ use super::{io_err, Definition, TournamentError};
 use crate::agent::{AgentSpec, Isolation, Limits};
 use crate::clock::TimeControl;
 use crate::record::Durability;
-use crate::referee::{play_match_keeping, AgentCwd, MatchConfig, SeatAgent};
+use crate::referee::{play_match_keeping, AgentCwd, MatchConfig, MatchError, SeatAgent};
 
 /// How one run of a tournament is carried out (not part of its definition).
 #[derive(Clone, Debug)]
@@ -59,6 +59,10 @@ pub struct RunOptions {
     pub network: bool,
     /// When entrants' processes are started again, unless an entrant says.
     pub restart: Restart,
+    /// Where each game's transcripts and stderr go (`<dir>/game-NNNNN/`).
+    pub log_dir: Option<PathBuf>,
+    /// Score an entrant that never gets ready as forfeits instead of stopping.
+    pub play_unready: bool,
 }
 
 /// What a run reports as games finish.
@@ -107,6 +111,14 @@ pub fn run(
         None => None,
     };
     let (results, queue) = resume(def, opts, &schedule, &mine)?;
+    let mut first = vec![FirstGames::default(); def.entrants.len()];
+    for game in &queue {
+        for &who in &game.seats {
+            if let Some(f) = first.get_mut(who) {
+                f.scheduled += 1;
+            }
+        }
+    }
     let mut progress = Progress {
         results: Vec::new(),
         partial: BTreeMap::new(),
@@ -124,12 +136,20 @@ pub fn run(
             scheduled: schedule.len(),
             written: None,
         },
+        first,
+        unready_games: Vec::new(),
+        failed: None,
+        play_unready: opts.play_unready,
     };
     // Resumed cycles a shard finished but died before sharing are shared now.
     for r in results {
         progress.count(r)?;
     }
     play_games(def, opts, &schedule, queue, &mut progress)?;
+    if let Some(e) = progress.failed.take() {
+        set_aside_unready(opts, &progress, &e, def)?;
+        return Err(e);
+    }
     // Always the final figures, whatever the throttle skipped.
     progress.live.write(&progress.results)?;
     let mut results = progress.results;
@@ -194,18 +214,50 @@ fn resume<'s>(
     }
     // Unfinished: kept aside, never deleted, and played again.
     for path in unfinished {
-        // A game interrupted again keeps every earlier copy too.
-        let aside = (0..)
-            .map(|k| match k {
-                0 => path.with_extension("jsonl.interrupted"),
-                k => path.with_extension(format!("jsonl.interrupted.{k}")),
-            })
-            .find(|p| !p.exists())
-            .expect("some name is free");
-        std::fs::rename(&path, &aside).map_err(io_err(&path))?;
+        set_aside(&path, "interrupted")?;
     }
     Ok((results, queue))
 }
+
+/// Moves a record to `<name>.jsonl.<why>` (or `.<why>.K`, so that a game set
+/// aside again keeps every earlier copy); it is then no record of the directory, and
+/// its game is played again.
+fn set_aside(path: &Path, why: &str) -> Result<(), TournamentError> {
+    let aside = (0..)
+        .map(|k| match k {
+            0 => path.with_extension(format!("jsonl.{why}")),
+            k => path.with_extension(format!("jsonl.{why}.{k}")),
+        })
+        .find(|p| !p.exists())
+        .expect("some name is free");
+    std::fs::rename(path, &aside).map_err(io_err(path))
+}
+
+/// Sets aside the records of this run's games in which the entrant that stopped
+/// the run never got ready (`.jsonl.unready`): they say nothing about its play,
+/// and a resume once it is fixed plays them again.
+fn set_aside_unready(
+    opts: &RunOptions,
+    progress: &Progress<'_>,
+    failure: &TournamentError,
+    def: &Definition,
+) -> Result<(), TournamentError> {
+    let TournamentError::Entrant { name, .. } = failure else {
+        return Ok(());
+    };
+    let Some(who) = def.entrants.iter().position(|e| &e.name == name) else {
+        return Ok(());
+    };
+    for index in progress.unready_of(who) {
+        set_aside(&record_path(&opts.out, index), "unready")?;
+    }
+    Ok(())
+}
+
+/// The games of its own an entrant must get ready in before the run goes on: one
+/// that fails the handshake (or `newgame`) in every one of its first games of a
+/// run, however many it plays, stops the tournament.
+pub const FIRST_GAMES: usize = 2;
 
 /// A run while its games are played: what has finished, and whether to stop
 /// starting seating cycles.
@@ -230,6 +282,15 @@ struct Progress<'r> {
     report: &'r mut dyn FnMut(Event<'_>, &[GameResult]),
     /// `summary.json` as games finish.
     live: LiveSummary<'r>,
+    /// Per entrant: its games still to play in this run when it started, and of
+    /// those finished so far, how many and how many it never got ready for.
+    first: Vec<FirstGames>,
+    /// The games of this run in which an entrant never got ready, and which.
+    unready_games: Vec<(usize, Vec<usize>)>,
+    /// The entrant that stopped the run, if one did.
+    failed: Option<TournamentError>,
+    /// Whether an entrant that never gets ready is scored instead of stopping the run.
+    play_unready: bool,
 }
 
 /// `<out>/summary.json`, rewritten as games finish so that a reader (a dashboard, a
@@ -268,6 +329,17 @@ impl LiveSummary<'_> {
             let _ = self.write(results);
         }
     }
+}
+
+/// How an entrant's first games of a run went.
+#[derive(Clone, Copy, Debug, Default)]
+struct FirstGames {
+    /// Its games in this run.
+    scheduled: usize,
+    /// Those finished.
+    played: usize,
+    /// Those it never got ready for.
+    unready: usize,
 }
 
 impl Progress<'_> {
@@ -312,9 +384,14 @@ impl Progress<'_> {
         Ok(())
     }
 
-    /// Counts a game finished in this run and reports it.
-    fn finished(&mut self, result: GameResult) -> Result<(), TournamentError> {
-        self.count(result)?;
+    /// Counts a game finished in this run and reports it. The game in which an
+    /// entrant is found never to get ready is not counted: the run stops on it.
+    fn finished(&mut self, def: &Definition, played: Played) -> Result<(), TournamentError> {
+        self.check_entrants(def, &played);
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        self.count(played.result)?;
         self.played += 1;
         die_if_told(self.played);
         let done = self.results.len();
@@ -328,6 +405,43 @@ impl Progress<'_> {
         );
         self.live.game_finished(&self.results);
         Ok(())
+    }
+
+    /// Counts the game for each of its entrants' first games, and stops the run on
+    /// the first entrant that got ready for none of its [`FIRST_GAMES`].
+    fn check_entrants(&mut self, def: &Definition, played: &Played) {
+        let unready: Vec<usize> = played.unready.iter().map(|u| u.entrant).collect();
+        if !unready.is_empty() {
+            self.unready_games.push((played.result.index, unready));
+        }
+        for &who in &played.result.seats {
+            let Some(first) = self.first.get_mut(who) else {
+                continue;
+            };
+            first.played += 1;
+            let Some(u) = played.unready.iter().find(|u| u.entrant == who) else {
+                continue;
+            };
+            first.unready += 1;
+            let needed = FIRST_GAMES.min(first.scheduled);
+            let stops = !self.play_unready && self.failed.is_none();
+            if stops && first.unready == first.played && first.played == needed {
+                self.failed = Some(TournamentError::Entrant {
+                    name: def.entrants.get(who).map_or_else(String::new, |e| e.name.clone()),
+                    why: format!("never got ready in its first {needed} game(s): {}", u.why),
+                    stderr: u.stderr.clone(),
+                });
+            }
+        }
+    }
+
+    /// The games this run played in which `entrant` never got ready.
+    fn unready_of(&self, entrant: usize) -> Vec<usize> {
+        self.unready_games
+            .iter()
+            .filter(|(_, who)| who.contains(&entrant))
+            .map(|&(index, _)| index)
+            .collect()
     }
 }
 
@@ -387,7 +501,7 @@ fn play_games(
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         // Owned here: dropped when this returns, which lets the workers end.
         let job_tx = job_tx;
-        let (tx, rx) = mpsc::channel::<(usize, Result<GameResult, TournamentError>)>();
+        let (tx, rx) = mpsc::channel::<(usize, Result<Played, TournamentError>)>();
         for _ in 0..workers {
             let (tx, job_rx) = (tx.clone(), &job_rx);
             scope.spawn(move || {
@@ -408,8 +522,13 @@ fn play_games(
         let (mut running, mut first_error) = (0, None);
         loop {
             // A game that cannot even start (an entrant's command is wrong) would
-            // fail every time: after the first error nothing more is handed out.
-            while running < workers && first_error.is_none() && !crate::referee::interrupted() {
+            // fail every time: after the first error nothing more is handed out,
+            // nor after an entrant was found never to get ready.
+            while running < workers
+                && first_error.is_none()
+                && progress.failed.is_none()
+                && !crate::referee::interrupted()
+            {
                 match dispatch.next(progress) {
                     Ok(Some(game)) => {
                         job_tx.send(game).expect("workers wait for games");
@@ -424,12 +543,97 @@ fn play_games(
             }
             let (_, outcome) = rx.recv().expect("a worker answers every game");
             running -= 1;
-            if let Err(e) = outcome.and_then(|result| progress.finished(result)) {
+            if let Err(e) = outcome.and_then(|played| progress.finished(def, played)) {
                 first_error.get_or_insert(e);
             }
         }
         first_error.map_or(Ok(()), Err)
     })
+}
+
+/// A game played in this run: its result, and the entrants (by index) whose agent
+/// never got ready for it, with why and the end of its stderr.
+pub(super) struct Played {
+    /// The result, read back from the record.
+    result: GameResult,
+    /// Entrants that failed the handshake or `newgame`.
+    unready: Vec<Unready>,
+}
+
+/// An entrant that did not get ready for a game.
+#[derive(Clone, Debug)]
+struct Unready {
+    /// The entrant's index.
+    entrant: usize,
+    /// What the referee saw.
+    why: String,
+    /// The last lines of its stderr, one line.
+    stderr: String,
+}
+
+/// The seat agents of `game`: each entrant's command, directory, options, name and
+/// time control; each seat's stderr goes to the file `stderr[seat]`.
+fn seat_agents(
+    def: &Definition,
+    opts: &RunOptions,
+    game: &Scheduled,
+    stderr: &[PathBuf],
+) -> Result<Vec<SeatAgent>, TournamentError> {
+    game.seats
+        .iter()
+        .enumerate()
+        .map(|(seat, &who)| {
+            let entrant = def
+                .entrants
+                .get(who)
+                .ok_or_else(|| TournamentError::Setup(format!("game {}: no entrant {who}", game.index)))?;
+            let command = seat_command(def, game, seat, &opts.exe).map_err(TournamentError::Setup)?;
+            let mut spec = AgentSpec::new(command);
+            spec.env = opts.env.clone();
+            spec.limits = opts.limits;
+            spec.working_dir = entrant.dir.clone();
+            spec.stderr_log = stderr.get(seat).cloned();
+            Ok(SeatAgent {
+                spec,
+                options: entrant.options.clone(),
+                entrant: Some(entrant.name.clone()),
+                control: entrant.control().map_err(TournamentError::Setup)?,
+            })
+        })
+        .collect()
+}
+
+/// Where each seat's stderr goes: with `--log-dir`, the game's own directory
+/// (`seatN.stderr`, the name `match --log-dir` gives it), so a process serves only
+/// one game there; without, the worker's file for the entrant, which a kept process
+/// goes on writing from game to game and which is read when an entrant does not get
+/// ready.
+fn stderr_logs(
+    opts: &RunOptions,
+    game: &Scheduled,
+    engines: &mut Engines,
+) -> Result<Vec<PathBuf>, TournamentError> {
+    match &opts.log_dir {
+        Some(dir) => {
+            let logs = game_log_dir(dir, game);
+            std::fs::create_dir_all(&logs).map_err(io_err(&logs))?;
+            Ok((1..=game.seats.len())
+                .map(|n| logs.join(format!("seat{n}.stderr")))
+                .collect())
+        }
+        None => (0..game.seats.len())
+            .map(|seat| {
+                let who = game.seats[seat];
+                let nth = game.seats[..seat].iter().filter(|&&w| w == who).count();
+                engines.stderr_log(who, nth)
+            })
+            .collect(),
+    }
+}
+
+/// A game's directory of logs under `--log-dir`.
+fn game_log_dir(dir: &Path, game: &Scheduled) -> PathBuf {
+    dir.join(format!("game-{:05}", game.index))
 }
 
 /// Plays one scheduled game, on the worker's kept agents where they serve, and reads
@@ -440,58 +644,87 @@ fn play_one(
     schedule: &[Scheduled],
     game: &Scheduled,
     engines: &mut Engines,
-) -> Result<GameResult, TournamentError> {
+) -> Result<Played, TournamentError> {
+    let stderr = stderr_logs(opts, game, engines)?;
     let id = def.game_id()?;
-    let agents =
-        game.seats
-            .iter()
-            .enumerate()
-            .map(|(seat, &who)| {
-                let entrant = def.entrants.get(who).ok_or_else(|| {
-                    TournamentError::Setup(format!("game {}: no entrant {who}", game.index))
-                })?;
-                let command = seat_command(def, game, seat, &opts.exe).map_err(TournamentError::Setup)?;
-                let mut spec = AgentSpec::new(command);
-                spec.env = opts.env.clone();
-                spec.limits = opts.limits;
-                spec.working_dir = entrant.dir.clone();
-                Ok(SeatAgent {
-                    spec,
-                    options: entrant.options.clone(),
-                })
-            })
-            .collect::<Result<_, TournamentError>>()?;
     let control =
         TimeControl::parse_recorded(&def.time_control).map_err(|e| TournamentError::Setup(e.to_string()))?;
     let config = MatchConfig {
         game: id,
         options: def.options.clone(),
         state: def.start_state(game).map(str::to_string),
-        agents,
+        agents: seat_agents(def, opts, game, &stderr)?,
         control,
         margin: opts.margin,
         startup: opts.startup,
         quit_grace: opts.quit_grace,
         seed: game.seed,
         record: record_path(&opts.out, game.index),
-        log_dir: None,
+        log_dir: opts.log_dir.as_deref().map(|d| game_log_dir(d, game)),
         resume: false,
         durability: opts.durability,
         agent_cwd: AgentCwd::Private,
         opening: def.opening(game)?,
         isolation: opts.isolation.clone(),
         network: opts.network,
-        hidden: vec![opts.out.clone()],
+        // The worker's stderr files of other entrants are theirs alone.
+        hidden: [Some(opts.out.clone()), engines.scratch().map(Path::to_path_buf)]
+            .into_iter()
+            .flatten()
+            .collect(),
     };
     let (kept, keep) = engines.seat(def, game, opts.restart);
     let (played, kept) = play_match_keeping(&config, kept, &keep, &mut |_| {});
     engines.put_back(game, kept);
-    played.map_err(|source| TournamentError::Game {
-        index: game.index,
-        source,
+    let report = played.map_err(|source| match source {
+        MatchError::Agent { seat, source } => TournamentError::Entrant {
+            name: entrant_name(def, game, seat.index()),
+            why: source.to_string(),
+            stderr: String::new(),
+        },
+        source => TournamentError::Game {
+            index: game.index,
+            source,
+        },
     })?;
-    read_result(def, schedule, &config.record, game)?
-        .ok_or_else(|| TournamentError::Setup(format!("game {}: the record has no result", game.index)))
+    let result = read_result(def, schedule, &config.record, game)?
+        .ok_or_else(|| TournamentError::Setup(format!("game {}: the record has no result", game.index)))?;
+    let unready = report
+        .unready
+        .into_iter()
+        .map(|(seat, why)| Unready {
+            entrant: game.seats[seat.index()],
+            why,
+            stderr: stderr_tail(&stderr[seat.index()]),
+        })
+        .collect();
+    Ok(Played { result, unready })
+}
+
+/// The name of the entrant in seat index `seat` of `game`.
+fn entrant_name(def: &Definition, game: &Scheduled, seat: usize) -> String {
+    game.seats
+        .get(seat)
+        .and_then(|&who| def.entrants.get(who))
+        .map_or_else(|| format!("seat {}", seat + 1), |e| e.name.clone())
+}
+
+/// The last few lines of a stderr log as one printable line, or `(nothing)`.
+fn stderr_tail(path: &Path) -> String {
+    const LINES: usize = 3;
+    const CHARS: usize = 400;
+    let text = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(LINES)..].join(" | ");
+    if tail.is_empty() {
+        return "(nothing)".into();
+    }
+    let tail = crate::text::printable(&tail).to_string();
+    match tail.char_indices().rev().nth(CHARS - 1) {
+        Some((cut, _)) => format!("…{}", &tail[cut..]),
+        None => tail,
+    }
 }
 
 /// The SPRT decision on the pentanomial counts `p` of the first two entrants, if it

@@ -586,6 +586,8 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                 label: game.seat_label(seat),
                 name: "random".into(),
                 command: (seat.number() % 2 == 0).then(|| "referee agent random".into()),
+                entrant: None,
+                time_control: None,
             })
             .collect(),
         seed,
