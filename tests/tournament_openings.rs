@@ -368,7 +368,8 @@ fn a_resume_with_an_edited_suite_is_another_tournament() {
     let run = referee(dir.path(), &all);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.contains("holds a different tournament"),
+        run.stderr
+            .contains("--openings disagrees with the tournament stored in out"),
         "{}",
         run.stderr
     );
