@@ -9,7 +9,7 @@ pub mod notation;
 pub mod rules;
 pub mod state;
 
-use board::{Kind, Piece, Side};
+use board::{BySide, Kind, Piece, Side};
 use notation::Action;
 use rules::{Pending, Phase, Position, Variant};
 use state::Lens;
@@ -91,9 +91,9 @@ impl IdtGame {
         let owns = piece.owner == q && !pending_capture;
         match variant.drops {
             0 => owns,
-            1 => owns || piece.revealed[q.index()],
+            1 => owns || piece.revealed[q],
             2 => piece.origin == q,
-            _ => owns || piece.revealed[0] || piece.revealed[1],
+            _ => owns || piece.revealed.white || piece.revealed.black,
         }
     }
 
@@ -108,7 +108,7 @@ impl IdtGame {
     /// (R-D9) now that the doubt window has closed.
     fn stand(&mut self) {
         if let Some((side, slot)) = state::pending_capture(&self.pos) {
-            self.pos.benches[side.index()][slot].revealed[side.index()] = true;
+            self.pos.benches[side][slot].revealed[side] = true;
         }
         self.pos.pending = None;
     }
@@ -142,7 +142,7 @@ impl IdtGame {
                 if self.pos.supply.iter().all(Vec::is_empty) {
                     self.pos.phase = Phase::Play;
                     self.pos.to_act = Side::White;
-                } else if !self.pos.supply[self.variant.placed_for(next).index()].is_empty() {
+                } else if !self.pos.supply[self.variant.placed_for(next)].is_empty() {
                     self.pos.to_act = next;
                 }
             }
@@ -243,14 +243,14 @@ impl IdtGame {
 /// One event: what the record says and what each seat is told.
 struct Told {
     all: String,
-    seats: [String; 2],
+    seats: BySide<String>,
 }
 
 impl Told {
     /// An event every seat is told as it is.
     fn same(text: String) -> Told {
         Told {
-            seats: [text.clone(), text.clone()],
+            seats: BySide::both(text.clone()),
             all: text,
         }
     }
@@ -258,7 +258,7 @@ impl Told {
     /// An event each seat is told in its own way.
     fn per_seat(all: String, for_seat: impl Fn(Side) -> String) -> Told {
         Told {
-            seats: [for_seat(Side::White), for_seat(Side::Black)],
+            seats: BySide::from_fn(for_seat),
             all,
         }
     }

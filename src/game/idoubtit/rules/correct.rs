@@ -172,7 +172,7 @@ impl Position {
                 }
             }
             Action::Drop { slot, to } => {
-                let piece = *self.benches[side.index()]
+                let piece = *self.benches[side]
                     .get(slot as usize - 1)
                     .ok_or("no such bench slot")?;
                 self.drop_fault(side, piece, to).map_or(Ok(()), Err)
@@ -234,7 +234,7 @@ impl Position {
             }
         }
         if self.variant.drops > 0 {
-            for (slot, &piece) in self.benches[side.index()].iter().enumerate() {
+            for (slot, &piece) in self.benches[side].iter().enumerate() {
                 let slot = slot as u8 + 1;
                 // Files where this drop would be nifu (shogi pawns only).
                 let mut nifu = [false; 9];

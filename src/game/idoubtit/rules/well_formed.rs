@@ -17,7 +17,7 @@ impl Position {
             (_, _) if side != self.to_act => Err(format!("{} is to act", self.to_act)),
             (Phase::Place, Action::Place { kind, to }) => {
                 let owner = self.variant.placed_for(side);
-                if !self.supply[owner.index()].contains(kind) {
+                if !self.supply[owner].contains(kind) {
                     return Err(format!("no {} left to place for {owner}", kind.letter()));
                 }
                 if !self.in_home_rows(owner, *to) {
@@ -66,7 +66,7 @@ impl Position {
                 if self.variant.drops == 0 {
                     return Err("this variant has no drops (R-D1)".into());
                 }
-                let bench = &self.benches[side.index()];
+                let bench = &self.benches[side];
                 if *slot as usize > bench.len() {
                     return Err(format!(
                         "bench slot {slot} is empty: your bench holds {}",
@@ -102,7 +102,7 @@ impl Position {
             Phase::Respond => out.extend([Action::Doubt, Action::Accept]),
             Phase::Place => {
                 let owner = self.variant.placed_for(side);
-                let mut kinds = self.supply[owner.index()].clone();
+                let mut kinds = self.supply[owner].clone();
                 kinds.dedup();
                 for kind in kinds {
                     for to in board
@@ -154,7 +154,7 @@ impl Position {
                     }
                 }
                 if self.variant.drops > 0 {
-                    for slot in 1..=self.benches[side.index()].len() as u8 {
+                    for slot in 1..=self.benches[side].len() as u8 {
                         for to in board.all_squares().filter(|&sq| self.at(sq).is_none()) {
                             out.push(Action::Drop { slot, to });
                         }
