@@ -266,18 +266,19 @@ impl Told {
 
 /// Turns events into what `Game::play` returns.
 fn played(told: Vec<Told>) -> Played {
-    let mut seat_events = vec![Vec::new(), Vec::new()];
+    let mut seat_events: BySide<Vec<SeatEvent>> = BySide::default();
     let mut events = Vec::new();
     for t in told {
         events.push(t.all);
-        for (i, text) in t.seats.into_iter().enumerate() {
-            seat_events[i].push(SeatEvent::new(text));
-        }
+        let BySide { white, black } = t.seats;
+        seat_events.white.push(SeatEvent::new(white));
+        seat_events.black.push(SeatEvent::new(black));
     }
     Played {
         taken: None,
         events,
-        seat_events,
+        // By seat index: White is seat 1 (R-D2), and a `BySide` yields White first.
+        seat_events: seat_events.into_iter().collect(),
     }
 }
 
