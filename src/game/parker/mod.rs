@@ -25,7 +25,7 @@ pub fn create(id: GameId, options: &Options, state: Option<&str>) -> Result<Box<
     let players = options.int("players", 2, 2..=4)? as usize;
     let per_player = options.int("colors-per-player", 1, 1..=2)? as usize;
     let max_plies = options.int("max-plies", 1000, 1..=1_000_000)?;
-    let seating = Seating::new(players, per_player).map_err(SetupError::Option)?;
+    let seating = Seating::new(players, per_player).map_err(|e| SetupError::Option(e.to_string()))?;
     let variant = match id {
         GameId::Telka => Variant::Telka,
         _ => Variant::PegChow,
