@@ -15,8 +15,8 @@ use rules::{Pending, Phase, Position, Variant};
 use state::Lens;
 
 use super::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
-    SetupError, Turn, View,
+    ActionKind, ByGame, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat,
+    SeatEvent, SetupError, Turn, View,
 };
 
 /// Option keys of this game.
@@ -351,14 +351,14 @@ impl Game for IdtGame {
             .check(seat, |to_act| format!("seat {to_act} ({to_act_side}) is to act"))?;
         let action = notation::parse(text, self.variant.board).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
-            reason,
+            reason: ByGame::IDoubtIt(reason),
         })?;
         let side = side_of(seat);
         self.pos
             .well_formed(side, &action)
             .map_err(|reason| Rejection::Illegal {
                 action: text.to_string(),
-                reason,
+                reason: ByGame::IDoubtIt(reason),
             })?;
         Ok(played(self.act(side, action)))
     }

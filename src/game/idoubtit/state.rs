@@ -286,7 +286,7 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
 /// A pending action in public form: a chess promotion may read `e7e8?`.
 fn parse_public_action(text: &str, board: BoardKind) -> Result<Action, String> {
     match text.strip_suffix('?') {
-        Some(base) => match notation::parse(base, board)? {
+        Some(base) => match notation::parse(base, board).map_err(|e| e.to_string())? {
             Action::Move { from, to, .. } => Ok(Action::Move {
                 from,
                 to,
@@ -294,7 +294,7 @@ fn parse_public_action(text: &str, board: BoardKind) -> Result<Action, String> {
             }),
             _ => Err(format!("`{text}`: only a promotion hides its type")),
         },
-        None => notation::parse(text, board),
+        None => notation::parse(text, board).map_err(|e| e.to_string()),
     }
 }
 

@@ -12,8 +12,8 @@ use rules::{Action, Position, Variant};
 use seating::Seating;
 
 use super::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Omniscient, Options, Outcome, Played, Rejection, Seat,
-    SeatEvent, SetupError, Turn, View,
+    ActionKind, ByGame, EndReason, ForfeitKind, Game, GameId, Omniscient, Options, Outcome, Played,
+    Rejection, Seat, SeatEvent, SetupError, Turn, View,
 };
 
 /// Option keys these games accept.
@@ -244,14 +244,14 @@ impl Game for ParkerGame {
             .check(seat, |to_act| format!("seat {to_act} ({to_move}) is to move"))?;
         let action = Action::parse(text).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
-            reason,
+            reason: ByGame::Parker(reason),
         })?;
         let mut next = self.pos.clone();
         let effect = next
             .apply(self.variant, &self.seating, &action)
             .map_err(|reason| Rejection::Illegal {
                 action: text.to_string(),
-                reason,
+                reason: ByGame::Parker(reason),
             })?;
         let mover = next.to_move;
         next.moves += 1;

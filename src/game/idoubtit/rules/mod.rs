@@ -14,7 +14,10 @@ use super::notation::Action;
 
 mod correct;
 mod declared;
+mod errors;
 mod well_formed;
+
+pub use errors::{Incorrect, NotWellFormed, PieceName};
 
 /// The variant number decoded (R-D1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
