@@ -73,7 +73,7 @@ fn square(text: &str, board: BoardKind) -> Square {
 /// An empty play-phase board of variant `n`, `side` to act.
 fn empty(n: u32, side: Side) -> Position {
     let mut pos = Position::new(variant(n));
-    pos.supply = [Vec::new(), Vec::new()];
+    pos.supply = Default::default();
     pos.phase = Phase::Play;
     pos.to_act = side;
     pos
@@ -273,7 +273,7 @@ mod oracle {
             }
         }
         for side in Side::BOTH {
-            for p in &pos.benches[side.index()] {
+            for p in &pos.benches[side] {
                 assert!(!p.promoted, "benches hold unpromoted pieces (R-D5)");
                 let hand = pp.hand_of_a_player_mut(color(side));
                 *hand = hand.added(kind(p.kind, false)).expect("a hand piece");
@@ -292,7 +292,7 @@ mod oracle {
                 promote: promotion != Promotion::None,
             },
             Action::Drop { slot, to } => Move::Drop {
-                piece: piece(pos.benches[pos.to_act.index()][slot as usize - 1]),
+                piece: piece(pos.benches[pos.to_act][slot as usize - 1]),
                 to: square(to),
             },
             other => panic!("{other} has no shogi counterpart"),
@@ -1011,7 +1011,7 @@ fn r_d5_shogi_drop_squares() {
     ] {
         let pos = position(9, text);
         let occupied: BTreeSet<Square> = board.all_squares().filter(|&sq| pos.at(sq).is_some()).collect();
-        for (slot, dropped) in pos.benches[side.index()].iter().enumerate() {
+        for (slot, dropped) in pos.benches[side].iter().enumerate() {
             let got: BTreeSet<Square> = pos
                 .correct_actions()
                 .into_iter()

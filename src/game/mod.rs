@@ -11,8 +11,10 @@ pub mod idoubtit;
 pub mod multichess;
 pub mod options;
 pub mod parker;
+mod rejection;
 mod result_text;
 
+pub use rejection::{ByGame, IllegalReason, MalformedReason, Rejection};
 pub use result_text::ordinal;
 
 use std::fmt;
@@ -356,38 +358,6 @@ pub struct Omniscient {
     pub taken: Option<String>,
     /// See [`Played::events`].
     pub events: Vec<String>,
-}
-
-/// Why an action was not accepted. A rejected action changes nothing.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Rejection {
-    /// The text is not an action of this game at all.
-    #[error("malformed action `{action}`: {reason}")]
-    Malformed {
-        /// The text submitted.
-        action: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// It is not this seat's turn.
-    #[error("not seat {seat}'s turn ({turn})")]
-    NotYourTurn {
-        /// The seat that tried to act.
-        seat: Seat,
-        /// Whose turn it is, in words.
-        turn: String,
-    },
-    /// Well-formed, but the rules forbid it here.
-    #[error("illegal action `{action}`: {reason}")]
-    Illegal {
-        /// The text submitted.
-        action: String,
-        /// The rule it breaks.
-        reason: String,
-    },
-    /// The game is over.
-    #[error("the game is over")]
-    GameOver,
 }
 
 /// A game in progress. Object safe, so the referee loop is the same for every game.

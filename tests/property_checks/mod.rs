@@ -142,7 +142,7 @@ pub fn played(setup: Setup, seed: u64, plies: usize) -> Box<dyn Game> {
 /// hidden types are `Kind::Unknown`, and a supply given as a count hides the types of
 /// fresh pieces of that side (the same rule decides both, R-D9).
 pub fn print_idt_view(pos: &referee::game::idoubtit::rules::Position, viewer: Side) -> String {
-    let hidden_supply = |side: Side| pos.supply[side.index()].contains(&Kind::Unknown);
+    let hidden_supply = |side: Side| pos.supply[side].contains(&Kind::Unknown);
     let sees = |p: &Piece, _pending: bool| {
         p.kind != Kind::Unknown && !(hidden_supply(p.owner) && *p == Piece::new(p.owner, Kind::Pawn))
     };

@@ -255,6 +255,86 @@ impl Kind {
     }
 }
 
+/// One `T` for each side, named rather than a `[T; 2]` indexed by number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BySide<T> {
+    /// White's (seat 1).
+    pub white: T,
+    /// Black's (seat 2).
+    pub black: T,
+}
+
+impl<T> BySide<T> {
+    /// The same value for both sides.
+    pub fn both(value: T) -> BySide<T>
+    where
+        T: Clone,
+    {
+        BySide {
+            white: value.clone(),
+            black: value,
+        }
+    }
+
+    /// Each side's value from `f`, White's first.
+    pub fn from_fn(mut f: impl FnMut(Side) -> T) -> BySide<T> {
+        BySide {
+            white: f(Side::White),
+            black: f(Side::Black),
+        }
+    }
+
+    /// `side`'s value.
+    pub fn get(&self, side: Side) -> &T {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+
+    /// `side`'s value, to change.
+    pub fn get_mut(&mut self, side: Side) -> &mut T {
+        match side {
+            Side::White => &mut self.white,
+            Side::Black => &mut self.black,
+        }
+    }
+
+    /// Both values, White's first.
+    pub fn iter(&self) -> std::array::IntoIter<&T, 2> {
+        [&self.white, &self.black].into_iter()
+    }
+}
+
+impl<T> std::ops::Index<Side> for BySide<T> {
+    type Output = T;
+    fn index(&self, side: Side) -> &T {
+        self.get(side)
+    }
+}
+
+impl<T> std::ops::IndexMut<Side> for BySide<T> {
+    fn index_mut(&mut self, side: Side) -> &mut T {
+        self.get_mut(side)
+    }
+}
+
+impl<T> IntoIterator for BySide<T> {
+    type Item = T;
+    type IntoIter = std::array::IntoIter<T, 2>;
+    fn into_iter(self) -> Self::IntoIter {
+        [self.white, self.black].into_iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a BySide<T> {
+    type Item = &'a T;
+    type IntoIter = std::array::IntoIter<&'a T, 2>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// A piece. Its position and owner are public; its kind (and, on the shogi board,
 /// whether it is promoted) is visible only as R-D9 says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -269,7 +349,7 @@ pub struct Piece {
     pub promoted: bool,
     /// `revealed[side]`: `side` made a capture of this piece that stood (R-D9: the
     /// type stays revealed to it).
-    pub revealed: [bool; 2],
+    pub revealed: BySide<bool>,
 }
 
 impl Piece {
@@ -280,7 +360,7 @@ impl Piece {
             origin: side,
             kind,
             promoted: false,
-            revealed: [false; 2],
+            revealed: BySide::both(false),
         }
     }
 }

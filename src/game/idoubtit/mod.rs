@@ -9,14 +9,14 @@ pub mod notation;
 pub mod rules;
 pub mod state;
 
-use board::{Kind, Piece, Side};
+use board::{BySide, Kind, Piece, Side};
 use notation::Action;
 use rules::{Pending, Phase, Position, Variant};
 use state::Lens;
 
 use super::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
-    SetupError, Turn, View,
+    ActionKind, ByGame, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat,
+    SeatEvent, SetupError, Turn, View,
 };
 
 /// Option keys of this game.
@@ -91,9 +91,9 @@ impl IdtGame {
         let owns = piece.owner == q && !pending_capture;
         match variant.drops {
             0 => owns,
-            1 => owns || piece.revealed[q.index()],
+            1 => owns || piece.revealed[q],
             2 => piece.origin == q,
-            _ => owns || piece.revealed[0] || piece.revealed[1],
+            _ => owns || piece.revealed.white || piece.revealed.black,
         }
     }
 
@@ -108,7 +108,7 @@ impl IdtGame {
     /// (R-D9) now that the doubt window has closed.
     fn stand(&mut self) {
         if let Some((side, slot)) = state::pending_capture(&self.pos) {
-            self.pos.benches[side.index()][slot].revealed[side.index()] = true;
+            self.pos.benches[side][slot].revealed[side] = true;
         }
         self.pos.pending = None;
     }
@@ -142,7 +142,7 @@ impl IdtGame {
                 if self.pos.supply.iter().all(Vec::is_empty) {
                     self.pos.phase = Phase::Play;
                     self.pos.to_act = Side::White;
-                } else if !self.pos.supply[self.variant.placed_for(next).index()].is_empty() {
+                } else if !self.pos.supply[self.variant.placed_for(next)].is_empty() {
                     self.pos.to_act = next;
                 }
             }
@@ -243,14 +243,14 @@ impl IdtGame {
 /// One event: what the record says and what each seat is told.
 struct Told {
     all: String,
-    seats: [String; 2],
+    seats: BySide<String>,
 }
 
 impl Told {
     /// An event every seat is told as it is.
     fn same(text: String) -> Told {
         Told {
-            seats: [text.clone(), text.clone()],
+            seats: BySide::both(text.clone()),
             all: text,
         }
     }
@@ -258,7 +258,7 @@ impl Told {
     /// An event each seat is told in its own way.
     fn per_seat(all: String, for_seat: impl Fn(Side) -> String) -> Told {
         Told {
-            seats: [for_seat(Side::White), for_seat(Side::Black)],
+            seats: BySide::from_fn(for_seat),
             all,
         }
     }
@@ -266,18 +266,19 @@ impl Told {
 
 /// Turns events into what `Game::play` returns.
 fn played(told: Vec<Told>) -> Played {
-    let mut seat_events = vec![Vec::new(), Vec::new()];
+    let mut seat_events: BySide<Vec<SeatEvent>> = BySide::default();
     let mut events = Vec::new();
     for t in told {
         events.push(t.all);
-        for (i, text) in t.seats.into_iter().enumerate() {
-            seat_events[i].push(SeatEvent::new(text));
-        }
+        let BySide { white, black } = t.seats;
+        seat_events.white.push(SeatEvent::new(white));
+        seat_events.black.push(SeatEvent::new(black));
     }
     Played {
         taken: None,
         events,
-        seat_events,
+        // By seat index: White is seat 1 (R-D2), and a `BySide` yields White first.
+        seat_events: seat_events.into_iter().collect(),
     }
 }
 
@@ -350,14 +351,14 @@ impl Game for IdtGame {
             .check(seat, |to_act| format!("seat {to_act} ({to_act_side}) is to act"))?;
         let action = notation::parse(text, self.variant.board).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
-            reason,
+            reason: ByGame::IDoubtIt(reason),
         })?;
         let side = side_of(seat);
         self.pos
             .well_formed(side, &action)
             .map_err(|reason| Rejection::Illegal {
                 action: text.to_string(),
-                reason,
+                reason: ByGame::IDoubtIt(reason),
             })?;
         Ok(played(self.act(side, action)))
     }

@@ -63,8 +63,31 @@ pub enum Action {
     Accept,
 }
 
+/// Why a text is not an action in the notation of R-D3, R-D4, R-D6 and R-D7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationError {
+    /// R-D4: a drop names a bench slot counted from 1.
+    #[error("bench slots are numbered from 1")]
+    SlotZero,
+    /// R-D3, R-D4, R-D6, R-D7: the text is no placement, move, drop, `doubt` or
+    /// `accept` on this board.
+    #[error("{}", expected(.board))]
+    Unreadable {
+        /// The board the text was read for (it decides the squares and suffixes).
+        board: BoardKind,
+    },
+}
+
+/// What [`NotationError::Unreadable`] says, with examples on `board`.
+fn expected(board: &BoardKind) -> &'static str {
+    match board {
+        BoardKind::Chess => "expected a placement `N@b1`, a move `e2e4` (`e7e8q`, `e5d6ep`), a drop `3@f3`, `doubt` or `accept` on squares a1…h8",
+        BoardKind::Shogi => "expected a placement `G@d1`, a move `c3c4` (`b8b2+`), a drop `3@f5`, `doubt` or `accept` on squares a1…i9",
+    }
+}
+
 /// Parses an action for `board`.
-pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
+pub fn parse(text: &str, board: BoardKind) -> Result<Action, NotationError> {
     let square = |i| square(i, board);
     let kind = map_opt(satisfy(|c| c.is_ascii_uppercase()), |c| {
         Kind::from_letter(c, board)
@@ -100,12 +123,9 @@ pub fn parse(text: &str, board: BoardKind) -> Result<Action, String> {
         }),
     ));
     match all_consuming(action).parse(text) {
-        Ok((_, Action::Drop { slot: 0, .. })) => Err("bench slots are numbered from 1".into()),
+        Ok((_, Action::Drop { slot: 0, .. })) => Err(NotationError::SlotZero),
         Ok((_, a)) => Ok(a),
-        Err(_) => Err(match board {
-            BoardKind::Chess => "expected a placement `N@b1`, a move `e2e4` (`e7e8q`, `e5d6ep`), a drop `3@f3`, `doubt` or `accept` on squares a1…h8".into(),
-            BoardKind::Shogi => "expected a placement `G@d1`, a move `c3c4` (`b8b2+`), a drop `3@f5`, `doubt` or `accept` on squares a1…i9".into(),
-        }),
+        Err(_) => Err(NotationError::Unreadable { board }),
     }
 }
 
@@ -176,6 +196,25 @@ impl fmt::Display for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a seat is told of an unreadable action, word for word as before the
+    /// errors had types.
+    #[test]
+    fn notation_errors_print_the_words_they_always_have() {
+        // `0@e4` never gets this far (a slot has no leading zero), hence no parse.
+        assert_eq!(
+            NotationError::SlotZero.to_string(),
+            "bench slots are numbered from 1"
+        );
+        assert_eq!(
+            parse("e2-e4", BoardKind::Chess).unwrap_err().to_string(),
+            "expected a placement `N@b1`, a move `e2e4` (`e7e8q`, `e5d6ep`), a drop `3@f3`, `doubt` or `accept` on squares a1…h8"
+        );
+        assert_eq!(
+            parse("e7e8q", BoardKind::Shogi).unwrap_err().to_string(),
+            "expected a placement `G@d1`, a move `c3c4` (`b8b2+`), a drop `3@f5`, `doubt` or `accept` on squares a1…i9"
+        );
+    }
 
     #[test]
     fn notation_round_trips() {

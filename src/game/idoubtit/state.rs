@@ -46,10 +46,10 @@ fn token(out: &mut String, piece: &Piece, shown: bool) {
     if piece.origin != piece.owner {
         out.push('\'');
     }
-    if piece.revealed[0] {
+    if piece.revealed.white {
         out.push('^');
     }
-    if piece.revealed[1] {
+    if piece.revealed.black {
         out.push('_');
     }
 }
@@ -61,7 +61,7 @@ pub fn pending_capture(pos: &Position) -> Option<(Side, usize)> {
         return None;
     }
     let captured = p.before.captures(p.actor, &p.action);
-    let bench = &pos.benches[p.actor.index()];
+    let bench = &pos.benches[p.actor];
     (captured && !bench.is_empty()).then(|| (p.actor, bench.len() - 1))
 }
 
@@ -114,7 +114,7 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     let held = pending_capture(pos);
     for side in Side::BOTH {
         s.push(' ');
-        let bench = &pos.benches[side.index()];
+        let bench = &pos.benches[side];
         if bench.is_empty() {
             s.push('-');
         }
@@ -124,7 +124,7 @@ pub fn print(pos: &Position, lens: Lens<'_>) -> String {
     }
     for side in Side::BOTH {
         s.push(' ');
-        let supply = &pos.supply[side.index()];
+        let supply = &pos.supply[side];
         let shown = lens.shows(&Piece::new(side, Kind::Pawn), false);
         if supply.is_empty() {
             s.push('-');
@@ -286,7 +286,7 @@ pub fn parse(text: &str, variant: Variant, view: bool) -> Result<Position, Vec<S
 /// A pending action in public form: a chess promotion may read `e7e8?`.
 fn parse_public_action(text: &str, board: BoardKind) -> Result<Action, String> {
     match text.strip_suffix('?') {
-        Some(base) => match notation::parse(base, board)? {
+        Some(base) => match notation::parse(base, board).map_err(|e| e.to_string())? {
             Action::Move { from, to, .. } => Ok(Action::Move {
                 from,
                 to,
@@ -294,7 +294,7 @@ fn parse_public_action(text: &str, board: BoardKind) -> Result<Action, String> {
             }),
             _ => Err(format!("`{text}`: only a promotion hides its type")),
         },
-        None => notation::parse(text, board),
+        None => notation::parse(text, board).map_err(|e| e.to_string()),
     }
 }
 
@@ -389,7 +389,7 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
                         if p.promoted {
                             problems.push(format!("{side}'s bench holds a promoted piece (R-D5)"));
                         }
-                        pos.benches[side.index()].push(p);
+                        pos.benches[side].push(p);
                     }
                 }
             }
@@ -401,7 +401,7 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
     }
     for side in Side::BOTH {
         let text = fields[5 + side.index()];
-        pos.supply[side.index()] = match text {
+        pos.supply[side] = match text {
             "-" => Vec::new(),
             t if view && t.starts_with('#') => match t[1..].parse::<usize>() {
                 Ok(k) => vec![Kind::Unknown; k],
@@ -458,7 +458,7 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
         let placing = pos.phase == Phase::Place;
         for &kind in board.kinds() {
             let have = board.army().iter().filter(|&&k| k == kind).count();
-            let supplied = pos.supply[side.index()].iter().filter(|&&k| k == kind).count();
+            let supplied = pos.supply[side].iter().filter(|&&k| k == kind).count();
             let placed = pos
                 .squares
                 .iter()
@@ -475,7 +475,7 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
         }
         let on_board = pos.squares.iter().flatten().filter(|p| p.origin == side).count();
         let benched = pos.benches.iter().flatten().filter(|p| p.origin == side).count();
-        let total = on_board + benched + pos.supply[side.index()].len();
+        let total = on_board + benched + pos.supply[side].len();
         if total > army {
             problems.push(format!("{total} pieces placed for {side}, the army has {army}"));
         }
@@ -526,8 +526,8 @@ fn tokens(text: &str, board: BoardKind, view: bool, digits: bool) -> Result<Vec<
         while let Some(&m) = chars.peek() {
             match m {
                 '\'' => piece.origin = owner.opponent(),
-                '^' => piece.revealed[0] = true,
-                '_' => piece.revealed[1] = true,
+                '^' => piece.revealed.white = true,
+                '_' => piece.revealed.black = true,
                 _ => break,
             }
             chars.next();

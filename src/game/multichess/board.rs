@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+pub use super::errors::SquareError;
 use crate::game::Seat;
 
 /// Squares per area: 8 files × 4 ranks.
@@ -76,16 +77,19 @@ impl Square {
     }
 
     /// Parses `e5` (public) or `2:e1` (private) for a table of `seats`.
-    pub fn parse(text: &str, seats: usize) -> Result<Square, String> {
+    pub fn parse(text: &str, seats: usize) -> Result<Square, SquareError> {
         let (area, name) = match text.split_once(':') {
             Some((seat, name)) => {
-                let seat: Seat = seat
-                    .parse()
-                    .map_err(|_| format!("`{text}`: `{seat}` is not a seat"))?;
+                let seat: Seat = seat.parse().map_err(|_| SquareError::NotASeat {
+                    text: text.to_string(),
+                    seat: seat.to_string(),
+                })?;
                 if seat.number() > seats {
-                    return Err(format!(
-                        "`{text}`: there is no private area {seat} in a game of {seats}"
-                    ));
+                    return Err(SquareError::NoSuchArea {
+                        text: text.to_string(),
+                        seat,
+                        seats,
+                    });
                 }
                 (Area::Private(seat.index() as u8), name)
             }
@@ -93,14 +97,18 @@ impl Square {
         };
         let b = name.as_bytes();
         if b.len() != 2 || !(b'a'..=b'h').contains(&b[0]) || !(b'1'..=b'8').contains(&b[1]) {
-            return Err(format!("`{text}`: expected a square like `e5` or `2:e1`"));
+            return Err(SquareError::NotASquare {
+                text: text.to_string(),
+            });
         }
         let (file, rank) = (b[0] - b'a', b[1] - b'1');
         match (area, rank >= 4) {
-            (Area::Public, false) => Err(format!(
-                "`{text}`: public squares are on ranks 5–8; name the private area, e.g. `1:{name}`"
-            )),
-            (Area::Private(_), true) => Err(format!("`{text}`: private areas have ranks 1–4 (R-M1)")),
+            (Area::Public, false) => Err(SquareError::PublicRank {
+                text: text.to_string(),
+            }),
+            (Area::Private(_), true) => Err(SquareError::PrivateRank {
+                text: text.to_string(),
+            }),
             _ => Ok(Square { area, file, rank }),
         }
     }

@@ -5,15 +5,16 @@
 //! (R-M4) and the events it is told (R-M7) are all computed from that one function.
 
 pub mod board;
+mod errors;
 pub mod rules;
 pub mod state;
 
 use board::{Area, Square};
-use rules::{Move, Position};
+use rules::{Move, MoveError, Position};
 
 use super::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat, SeatEvent,
-    SetupError, Turn, View,
+    ActionKind, ByGame, EndReason, ForfeitKind, Game, GameId, Options, Outcome, Played, Rejection, Seat,
+    SeatEvent, SetupError, Turn, View,
 };
 
 /// Option keys of this game.
@@ -170,22 +171,20 @@ impl Game for MultiGame {
         if turn != Turn::Over && self.pos.out.contains(&seat) {
             return Err(Rejection::Illegal {
                 action: text.to_string(),
-                reason: format!("seat {seat} is out of the game (R-M5)"),
+                reason: ByGame::MultiChess(MoveError::Out { seat }),
             });
         }
         turn.check(seat, |to_move| format!("seat {to_move} is to move"))?;
-        let illegal = |reason: String| Rejection::Illegal {
+        let illegal = |reason: MoveError| Rejection::Illegal {
             action: text.to_string(),
-            reason,
+            reason: ByGame::MultiChess(reason),
         };
         // R-M4: judged on what the seat knows.
         let known = self.pos.masked_by(seat, self.seen_by(seat));
         let before = self.pos.squares.clone();
         if text == "pass" {
             if known.has_move(seat) {
-                return Err(illegal(format!(
-                    "seat {seat} has a move, and passes are forced only (R-M6)"
-                )));
+                return Err(illegal(MoveError::PassWithAMove { seat }));
             }
             self.pos.plies += 1;
             self.pos.to_move = self.pos.next_seat(seat);
@@ -209,14 +208,14 @@ impl Game for MultiGame {
         }
         let mv = Move::parse(text, self.pos.seats).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
-            reason,
+            reason: ByGame::MultiChess(reason),
         })?;
         mv.private_area().map_err(illegal)?;
         let own = known.at(mv.from).is_some_and(|p| p.owner == seat);
         if !(own && known.moves_from(mv.from).contains(&mv)) {
             let why = match self.pos.at(mv.from) {
-                Some(p) if p.owner == seat => "not a legal move on the seat's view (R-M1, R-M4)".to_string(),
-                _ => format!("{} holds none of seat {seat}'s pieces", mv.from),
+                Some(p) if p.owner == seat => MoveError::NotLegalOnView,
+                _ => MoveError::NotOwnPiece { from: mv.from, seat },
             };
             return Err(illegal(why));
         }

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::board::{Area, Kind, Piece, Square, AREA};
+pub use super::errors::{MoveError, NotationError};
 use crate::game::geometry::{ray, Dir, DIAGONAL, KING, KNIGHT, ORTHOGONAL, QUEEN};
 use crate::game::Seat;
 
@@ -20,17 +21,21 @@ pub struct Move {
 
 impl Move {
     /// Parses `<square>-<square>[=<Q|R|B|N>]` for a table of `seats`.
-    pub fn parse(text: &str, seats: usize) -> Result<Move, String> {
+    pub fn parse(text: &str, seats: usize) -> Result<Move, NotationError> {
         let (squares, promotion) = match text.split_once('=') {
             Some((s, p)) => match Kind::from_letter(p.chars().next().unwrap_or(' ')) {
                 Some(k) if p.len() == 1 && !matches!(k, Kind::King | Kind::Pawn) => (s, Some(k)),
-                _ => return Err(format!("`{text}`: promotion is `=Q`, `=R`, `=B` or `=N`")),
+                _ => {
+                    return Err(NotationError::Promotion {
+                        text: text.to_string(),
+                    })
+                }
             },
             None => (text, None),
         };
-        let (from, to) = squares
-            .split_once('-')
-            .ok_or_else(|| format!("`{text}`: expected `<from>-<to>`, e.g. `1:e2-1:e4` or `e5-3:e4`"))?;
+        let (from, to) = squares.split_once('-').ok_or_else(|| NotationError::NoDash {
+            text: text.to_string(),
+        })?;
         Ok(Move {
             from: Square::parse(from, seats)?,
             to: Square::parse(to, seats)?,
@@ -39,11 +44,9 @@ impl Move {
     }
 
     /// The private area the move involves, if any (it may involve at most one).
-    pub fn private_area(&self) -> Result<Option<u8>, String> {
+    pub fn private_area(&self) -> Result<Option<u8>, MoveError> {
         match (self.from.area, self.to.area) {
-            (Area::Private(a), Area::Private(b)) if a != b => {
-                Err("no single move goes from one private area to another (R-M1)".into())
-            }
+            (Area::Private(a), Area::Private(b)) if a != b => Err(MoveError::BetweenPrivateAreas),
             (Area::Private(a), _) | (_, Area::Private(a)) => Ok(Some(a)),
             _ => Ok(None),
         }

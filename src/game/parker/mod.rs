@@ -12,8 +12,8 @@ use rules::{Action, Position, Variant};
 use seating::Seating;
 
 use super::{
-    ActionKind, EndReason, ForfeitKind, Game, GameId, Omniscient, Options, Outcome, Played, Rejection, Seat,
-    SeatEvent, SetupError, Turn, View,
+    ActionKind, ByGame, EndReason, ForfeitKind, Game, GameId, Omniscient, Options, Outcome, Played,
+    Rejection, Seat, SeatEvent, SetupError, Turn, View,
 };
 
 /// Option keys these games accept.
@@ -25,7 +25,7 @@ pub fn create(id: GameId, options: &Options, state: Option<&str>) -> Result<Box<
     let players = options.int("players", 2, 2..=4)? as usize;
     let per_player = options.int("colors-per-player", 1, 1..=2)? as usize;
     let max_plies = options.int("max-plies", 1000, 1..=1_000_000)?;
-    let seating = Seating::new(players, per_player).map_err(SetupError::Option)?;
+    let seating = Seating::new(players, per_player).map_err(|e| SetupError::Option(e.to_string()))?;
     let variant = match id {
         GameId::Telka => Variant::Telka,
         _ => Variant::PegChow,
@@ -244,14 +244,14 @@ impl Game for ParkerGame {
             .check(seat, |to_act| format!("seat {to_act} ({to_move}) is to move"))?;
         let action = Action::parse(text).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
-            reason,
+            reason: ByGame::Parker(reason),
         })?;
         let mut next = self.pos.clone();
         let effect = next
             .apply(self.variant, &self.seating, &action)
             .map_err(|reason| Rejection::Illegal {
                 action: text.to_string(),
-                reason,
+                reason: ByGame::Parker(reason),
             })?;
         let mover = next.to_move;
         next.moves += 1;

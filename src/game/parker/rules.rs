@@ -19,6 +19,76 @@ pub enum Variant {
     Telka,
 }
 
+/// Why a text is not an action in R-B9 notation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationError {
+    /// R-B9: a word is not a point (`a1`…`k11`), and the text is not `pass`.
+    #[error("expected points `a1`…`k11` joined by `-` (e.g. `c2-d3`, `a1-c3-e5`) or `pass`")]
+    NotPoints,
+    /// R-B9: a move names its start and at least one more point.
+    #[error("a move names at least two points, e.g. `c2-d3`")]
+    OnePoint,
+}
+
+/// Why a move in good notation breaks the rules of movement (R-B4…R-B6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// R-B5: a colour passes only when it has no move.
+    #[error("{mover} has a move, and passing is not allowed (R-B5)")]
+    PassWithAMove {
+        /// The colour to move.
+        mover: Colour,
+    },
+    /// R-B4: a move starts on a counter of the colour to move.
+    #[error("{from} holds no {mover} counter, and {mover} is to move")]
+    NotOwnCounter {
+        /// Where the move starts.
+        from: Point,
+        /// The colour to move.
+        mover: Colour,
+    },
+    /// R-B4: a step goes to an empty neighbouring point.
+    #[error("{to} is occupied")]
+    StepOccupied {
+        /// Where the step goes.
+        to: Point,
+    },
+    /// R-B4: every leg is a step or a leap of two points along one of the eight lines.
+    #[error("{from}-{to} is neither a step to a neighbouring point nor a leap along a line (R-B4)")]
+    NotAStepOrLeap {
+        /// Where the leg starts.
+        from: Point,
+        /// Where it ends.
+        to: Point,
+    },
+    /// R-B4: a leap goes over a counter.
+    #[error("{from}-{to} leaps over {over}, which is empty")]
+    LeapsOverEmpty {
+        /// Where the leap starts.
+        from: Point,
+        /// Where it lands.
+        to: Point,
+        /// The empty point between.
+        over: Point,
+    },
+    /// R-B4: a leap lands on an empty point.
+    #[error("{from}-{to} lands on {to}, which is occupied")]
+    LandsOnOccupied {
+        /// Where the leap starts.
+        from: Point,
+        /// Where it lands.
+        to: Point,
+    },
+    /// R-B4: a chain of leaps lands on each point at most once.
+    #[error("{from}-{to} lands on {to} a second time in one chain (R-B4)")]
+    LandsTwice {
+        /// Where the leap starts.
+        from: Point,
+        /// Where it lands again.
+        to: Point,
+    },
+}
+
 /// A move as written in R-B9.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -30,7 +100,7 @@ pub enum Action {
 
 impl Action {
     /// Parses R-B9 notation: `c2-d3`, `a1-c3-e5`, or `pass`.
-    pub fn parse(text: &str) -> Result<Action, String> {
+    pub fn parse(text: &str) -> Result<Action, NotationError> {
         // By hand rather than with nom: `verify` parses every action of a record, and
         // the grammar is one split (the tests hold the nom grammar it replaced).
         if text == "pass" {
@@ -40,16 +110,11 @@ impl Action {
         for word in text.as_bytes().split(|&b| b == b'-') {
             match point_word(word) {
                 Some(p) => points.push(p),
-                None => {
-                    return Err(
-                        "expected points `a1`…`k11` joined by `-` (e.g. `c2-d3`, `a1-c3-e5`) or `pass`"
-                            .into(),
-                    )
-                }
+                None => return Err(NotationError::NotPoints),
             }
         }
         if points.len() < 2 {
-            return Err("a move names at least two points, e.g. `c2-d3`".into());
+            return Err(NotationError::OnePoint);
         }
         Ok(Action::Path(points))
     }
@@ -233,27 +298,32 @@ impl Position {
     }
 
     /// Checks a move of the colour to move against R-B4…R-B6; the position is unchanged.
-    pub fn check(&self, variant: Variant, seating: &Seating, action: &Action) -> Result<Effect, String> {
+    pub fn check(&self, variant: Variant, seating: &Seating, action: &Action) -> Result<Effect, MoveError> {
         self.clone().apply(variant, seating, action)
     }
 
     /// Applies a move of the colour to move (without passing the turn on); on error the
     /// position may be half-changed, so callers apply to a copy ([`Position::check`]).
-    pub fn apply(&mut self, variant: Variant, seating: &Seating, action: &Action) -> Result<Effect, String> {
+    pub fn apply(
+        &mut self,
+        variant: Variant,
+        seating: &Seating,
+        action: &Action,
+    ) -> Result<Effect, MoveError> {
         let mover = self.to_move;
         let points = match action {
             Action::Pass => {
                 return if self.moves(variant, seating).is_empty() {
                     Ok(Effect::default())
                 } else {
-                    Err(format!("{mover} has a move, and passing is not allowed (R-B5)"))
+                    Err(MoveError::PassWithAMove { mover })
                 };
             }
             Action::Path(points) => points,
         };
         let from = points[0];
         if self.at(from) != Some(mover) {
-            return Err(format!("{from} holds no {mover} counter, and {mover} is to move"));
+            return Err(MoveError::NotOwnCounter { from, mover });
         }
         self.board[from.index()] = None;
         let mut effect = Effect::default();
@@ -261,7 +331,7 @@ impl Position {
         // A step goes to a neighbouring point; `c2-c2` is no move at all (R-B4).
         if points.len() == 2 && dx.abs().max(dy.abs()) == 1 {
             if self.at(points[1]).is_some() {
-                return Err(format!("{} is occupied", points[1]));
+                return Err(MoveError::StepOccupied { to: points[1] });
             }
         } else {
             let mut visited = 1u128 << from.index();
@@ -269,19 +339,17 @@ impl Position {
                 let (a, b) = (leg[0], leg[1]);
                 let (dx, dy) = (b.x() - a.x(), b.y() - a.y());
                 if !matches!((dx.abs(), dy.abs()), (0 | 2, 0 | 2)) || (dx, dy) == (0, 0) {
-                    return Err(format!(
-                        "{a}-{b} is neither a step to a neighbouring point nor a leap along a line (R-B4)"
-                    ));
+                    return Err(MoveError::NotAStepOrLeap { from: a, to: b });
                 }
                 let over = a.offset(dx / 2, dy / 2).expect("between two points on the board");
                 if self.at(over).is_none() {
-                    return Err(format!("{a}-{b} leaps over {over}, which is empty"));
+                    return Err(MoveError::LeapsOverEmpty { from: a, to: b, over });
                 }
                 if self.at(b).is_some() {
-                    return Err(format!("{a}-{b} lands on {b}, which is occupied"));
+                    return Err(MoveError::LandsOnOccupied { from: a, to: b });
                 }
                 if visited & (1 << b.index()) != 0 {
-                    return Err(format!("{a}-{b} lands on {b} a second time in one chain (R-B4)"));
+                    return Err(MoveError::LandsTwice { from: a, to: b });
                 }
                 visited |= 1 << b.index();
                 if self.captures(variant, seating, mover, over) {
@@ -336,8 +404,57 @@ mod tests {
         }
     }
 
+    /// The words of each error are those bots were sent before the errors had types:
+    /// the texts the old `format!` calls printed, for the same values.
+    #[test]
+    fn errors_print_the_words_they_always_have() {
+        let p = |s| Point::parse(s).unwrap();
+        let (from, to, over) = (p("d4"), p("f6"), p("e5"));
+        let cases = [
+            (
+                MoveError::PassWithAMove { mover: Colour::Red },
+                "red has a move, and passing is not allowed (R-B5)",
+            ),
+            (
+                MoveError::NotOwnCounter {
+                    from,
+                    mover: Colour::Blue,
+                },
+                "d4 holds no blue counter, and blue is to move",
+            ),
+            (MoveError::StepOccupied { to }, "f6 is occupied"),
+            (
+                MoveError::NotAStepOrLeap { from, to },
+                "d4-f6 is neither a step to a neighbouring point nor a leap along a line (R-B4)",
+            ),
+            (
+                MoveError::LeapsOverEmpty { from, to, over },
+                "d4-f6 leaps over e5, which is empty",
+            ),
+            (
+                MoveError::LandsOnOccupied { from, to },
+                "d4-f6 lands on f6, which is occupied",
+            ),
+            (
+                MoveError::LandsTwice { from, to },
+                "d4-f6 lands on f6 a second time in one chain (R-B4)",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+        assert_eq!(
+            NotationError::NotPoints.to_string(),
+            "expected points `a1`…`k11` joined by `-` (e.g. `c2-d3`, `a1-c3-e5`) or `pass`"
+        );
+        assert_eq!(
+            NotationError::OnePoint.to_string(),
+            "a move names at least two points, e.g. `c2-d3`"
+        );
+    }
+
     /// The nom grammar `Action::parse` was first written with.
-    fn parse_by_nom(text: &str) -> Result<Action, String> {
+    fn parse_by_nom(text: &str) -> Result<Action, NotationError> {
         use nom::branch::alt;
         use nom::bytes::complete::tag;
         use nom::character::complete::{char, digit1, one_of};
@@ -354,20 +471,16 @@ mod tests {
             map(separated_list1(char('-'), point), Action::Path),
         ));
         match all_consuming(action).parse(text) {
-            Ok((_, Action::Path(p))) if p.len() < 2 => {
-                Err("a move names at least two points, e.g. `c2-d3`".into())
-            }
+            Ok((_, Action::Path(p))) if p.len() < 2 => Err(NotationError::OnePoint),
             Ok((_, a)) => Ok(a),
-            Err(_) => {
-                Err("expected points `a1`…`k11` joined by `-` (e.g. `c2-d3`, `a1-c3-e5`) or `pass`".into())
-            }
+            Err(_) => Err(NotationError::NotPoints),
         }
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
 
-        /// The hand-written parser agrees with the nom grammar, messages included.
+        /// The hand-written parser agrees with the nom grammar, errors included.
         #[test]
         fn parse_agrees_with_the_nom_grammar(text in "(pass|[a-l]?[-+0-9١]{0,4}|[a-k][0-9]{1,2}|-|é){0,5}") {
             proptest::prop_assert_eq!(Action::parse(&text), parse_by_nom(&text), "{}", text);

@@ -3,6 +3,26 @@
 use super::board::Colour;
 use crate::game::Seat;
 
+/// Why a seating is none of those R-B3 allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SeatingError {
+    /// R-B3: two, three or four players.
+    #[error("players={players}: expected 2, 3 or 4")]
+    Players {
+        /// The number asked for.
+        players: usize,
+    },
+    /// R-B3: two colours each only with two players.
+    #[error("colors-per-player=2 needs players=2 (R-B3)")]
+    TwoColoursNeedTwoPlayers,
+    /// R-B3: a player commands one colour or two.
+    #[error("colors-per-player={colours}: expected 1 or 2")]
+    ColoursPerPlayer {
+        /// The number asked for.
+        colours: usize,
+    },
+}
+
 /// The seating of one Peg Chow / Telka game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seating {
@@ -12,17 +32,17 @@ pub struct Seating {
 
 impl Seating {
     /// A seating of `players` seats; `colours_per_player` is 2 only with 2 players.
-    pub fn new(players: usize, colours_per_player: usize) -> Result<Seating, String> {
+    pub fn new(players: usize, colours_per_player: usize) -> Result<Seating, SeatingError> {
         if !(2..=4).contains(&players) {
-            return Err(format!("players={players}: expected 2, 3 or 4"));
+            return Err(SeatingError::Players { players });
         }
         match (players, colours_per_player) {
             (_, 1) | (2, 2) => Ok(Seating {
                 players,
                 colours_per_player,
             }),
-            (_, 2) => Err("colors-per-player=2 needs players=2 (R-B3)".into()),
-            (_, n) => Err(format!("colors-per-player={n}: expected 1 or 2")),
+            (_, 2) => Err(SeatingError::TwoColoursNeedTwoPlayers),
+            (_, colours) => Err(SeatingError::ColoursPerPlayer { colours }),
         }
     }
 
@@ -112,7 +132,10 @@ mod tests {
         let double = Seating::new(2, 2).unwrap();
         assert_eq!(double.colours_of(s(1)), vec![Colour::Blue, Colour::Green]);
         assert_eq!(double.colours_of(s(2)), vec![Colour::Yellow, Colour::Red]);
-        assert!(Seating::new(3, 2).is_err());
-        assert!(Seating::new(5, 1).is_err());
+        // The words are those `option` errors have always said.
+        let said = |p, c| Seating::new(p, c).unwrap_err().to_string();
+        assert_eq!(said(3, 2), "colors-per-player=2 needs players=2 (R-B3)");
+        assert_eq!(said(5, 1), "players=5: expected 2, 3 or 4");
+        assert_eq!(said(2, 3), "colors-per-player=3: expected 1 or 2");
     }
 }

@@ -5,7 +5,7 @@
 
 use super::super::board::{BoardKind, Kind, Piece, Side, Square};
 use super::super::notation::{Action, Promotion};
-use super::{Phase, Position};
+use super::{Incorrect, Phase, PieceName, Position};
 use crate::game::geometry::{ray, Dir, DIAGONAL, KNIGHT, ORTHOGONAL, QUEEN};
 
 impl Position {
@@ -106,19 +106,17 @@ impl Position {
 
     /// Why dropping `piece` of `side` on the empty square `to` is incorrect, if it is
     /// (R-D5: chess drops are always correct; shogi has nifu and dead squares).
-    fn drop_fault(&self, side: Side, piece: Piece, to: Square) -> Option<String> {
+    fn drop_fault(&self, side: Side, piece: Piece, to: Square) -> Option<Incorrect> {
         let board = self.board();
         if board == BoardKind::Chess {
             return None;
         }
         if !piece.promoted && !self.shogi_can_move_from(side, piece.kind, to) {
-            return Some(format!(
-                "a {} dropped on {to} could never move (R-D5)",
-                kind_name(piece, board)
-            ));
+            let piece = PieceName { piece, board };
+            return Some(Incorrect::DeadDrop { piece, to });
         }
         if piece.kind == Kind::Pawn && !piece.promoted && self.unpromoted_pawn_on_file(side, to.file) {
-            return Some("a second unpromoted pawn on one file (nifu, R-D5)".into());
+            return Some(Incorrect::Nifu);
         }
         None
     }
@@ -134,31 +132,34 @@ impl Position {
 
     /// Checks an action of `side` against the true types (R-D5); `Err` says why it
     /// is incorrect. Assumes it is well-formed.
-    pub fn correct(&self, side: Side, action: &Action) -> Result<(), String> {
+    pub fn correct(&self, side: Side, action: &Action) -> Result<(), Incorrect> {
         let board = self.board();
         match *action {
             Action::Place { .. } | Action::Doubt | Action::Accept => Ok(()),
             Action::Move { from, to, promotion } => {
-                let piece = self.at(from).ok_or("no piece")?;
+                let piece = self.at(from).ok_or(Incorrect::NoPiece)?;
+                let name = PieceName { piece, board };
                 if !self.targets(from).contains(&to) {
-                    return Err(format!("a {} cannot move {from}{to}", kind_name(piece, board)));
+                    return Err(Incorrect::CannotMove {
+                        piece: name,
+                        from,
+                        to,
+                    });
                 }
                 match board {
                     BoardKind::Chess => {
                         let must = piece.kind == Kind::Pawn && self.in_last_ranks(side, to, 1);
                         match (must, promotion) {
                             (true, Promotion::To(_)) | (false, Promotion::None) => Ok(()),
-                            (true, _) => Err("a pawn reaching the last rank must promote".into()),
-                            (false, _) => Err(format!("a {} cannot promote", kind_name(piece, board))),
+                            (true, _) => Err(Incorrect::MustPromote),
+                            (false, _) => Err(Incorrect::CannotPromote { piece: name }),
                         }
                     }
                     BoardKind::Shogi => match promotion {
                         Promotion::Promote if self.shogi_may_promote(side, piece, from, to) => Ok(()),
-                        Promotion::Promote => {
-                            Err(format!("a {} cannot promote here", kind_name(piece, board)))
-                        }
+                        Promotion::Promote => Err(Incorrect::CannotPromoteHere { piece: name }),
                         _ if !piece.promoted && !self.shogi_can_move_from(side, piece.kind, to) => {
-                            Err(format!("a {} must promote on {to}", kind_name(piece, board)))
+                            Err(Incorrect::MustPromoteOn { piece: name, to })
                         }
                         _ => Ok(()),
                     },
@@ -168,13 +169,13 @@ impl Position {
                 if self.en_passant_correct(side, from, to) {
                     Ok(())
                 } else {
-                    Err("not a pawn taking a pawn that has just advanced two squares".into())
+                    Err(Incorrect::NotEnPassant)
                 }
             }
             Action::Drop { slot, to } => {
-                let piece = *self.benches[side.index()]
+                let piece = *self.benches[side]
                     .get(slot as usize - 1)
-                    .ok_or("no such bench slot")?;
+                    .ok_or(Incorrect::NoSuchSlot)?;
                 self.drop_fault(side, piece, to).map_or(Ok(()), Err)
             }
         }
@@ -234,7 +235,7 @@ impl Position {
             }
         }
         if self.variant.drops > 0 {
-            for (slot, &piece) in self.benches[side.index()].iter().enumerate() {
+            for (slot, &piece) in self.benches[side].iter().enumerate() {
                 let slot = slot as u8 + 1;
                 // Files where this drop would be nifu (shogi pawns only).
                 let mut nifu = [false; 9];
@@ -322,26 +323,5 @@ fn movement(board: BoardKind, kind: Kind, promoted: bool) -> (&'static [Dir], &'
         (BoardKind::Shogi, Kind::Lance, false) => (&NONE, &FORWARD),
         (BoardKind::Shogi, Kind::Pawn, false) => (&FORWARD, &NONE),
         _ => (&NONE, &NONE),
-    }
-}
-
-/// A piece's type in words, for error messages.
-fn kind_name(piece: Piece, board: BoardKind) -> String {
-    let base = match piece.kind {
-        Kind::King => "king",
-        Kind::Queen => "queen",
-        Kind::Rook => "rook",
-        Kind::Bishop => "bishop",
-        Kind::Knight => "knight",
-        Kind::Pawn => "pawn",
-        Kind::Gold => "gold",
-        Kind::Silver => "silver",
-        Kind::Lance => "lance",
-        Kind::Unknown => "piece",
-    };
-    if piece.promoted && board == BoardKind::Shogi {
-        format!("promoted {base}")
-    } else {
-        base.to_string()
     }
 }

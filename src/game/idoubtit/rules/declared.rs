@@ -66,7 +66,7 @@ impl Position {
                 self.put(to, Some(piece));
             }
             Action::Drop { slot, to } => {
-                let piece = self.benches[side.index()].remove(slot as usize - 1);
+                let piece = self.benches[side].remove(slot as usize - 1);
                 self.put(to, Some(piece));
             }
             Action::Place { .. } | Action::Doubt | Action::Accept => unreachable!("not a board action"),
@@ -87,14 +87,14 @@ impl Position {
             if self.board() == BoardKind::Shogi {
                 victim.promoted = false;
             }
-            self.benches[side.index()].push(victim);
+            self.benches[side].push(victim);
         }
     }
 
     /// Places a piece (R-D3), assumed well-formed.
     pub fn apply_placement(&mut self, side: Side, kind: Kind, to: Square) {
         let owner = self.variant.placed_for(side);
-        let supply = &mut self.supply[owner.index()];
+        let supply = &mut self.supply[owner];
         let at = supply
             .iter()
             .position(|&k| k == kind)

@@ -9,12 +9,15 @@
 //! declared, whatever the truth, and the placements of R-D3). Doubts (R-D6) and king
 //! captures (R-D7) are played out in `state.rs`, on top of these.
 
-use super::board::{BoardKind, Kind, Piece, Side, Square};
+use super::board::{BoardKind, BySide, Kind, Piece, Side, Square};
 use super::notation::Action;
 
 mod correct;
 mod declared;
+mod errors;
 mod well_formed;
+
+pub use errors::{Incorrect, NotWellFormed, PieceName};
 
 /// The variant number decoded (R-D1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,9 +94,9 @@ pub struct Position {
     /// Square contents, indexed by [`Square::index`].
     pub squares: Vec<Option<Piece>>,
     /// Each side's bench in order of capture (drop modes only).
-    pub benches: [Vec<Piece>; 2],
+    pub benches: BySide<Vec<Piece>>,
     /// Pieces not yet placed, by the side they belong to, in army order.
-    pub supply: [Vec<Kind>; 2],
+    pub supply: BySide<Vec<Kind>>,
     /// The phase.
     pub phase: Phase,
     /// The side to act (the winner once [`Phase::Won`]).
@@ -123,8 +126,8 @@ impl Position {
         Position {
             variant,
             squares: vec![None; variant.board.squares()],
-            benches: [Vec::new(), Vec::new()],
-            supply: [army.to_vec(), army.to_vec()],
+            benches: BySide::default(),
+            supply: BySide::both(army.to_vec()),
             phase: Phase::Place,
             to_act: Side::White,
             plies: 0,

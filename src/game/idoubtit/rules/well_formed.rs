@@ -5,37 +5,37 @@
 
 use super::super::board::{BoardKind, Kind, Side, Square};
 use super::super::notation::{Action, Promotion};
-use super::{Phase, Position};
+use super::{NotWellFormed, Phase, Position};
 
 impl Position {
     /// Whether `side` may submit `action` now (R-D3, R-D4, R-D6, R-D7). Uses only
     /// public facts, so a seat's view suffices to compute it.
-    pub fn well_formed(&self, side: Side, action: &Action) -> Result<(), String> {
+    pub fn well_formed(&self, side: Side, action: &Action) -> Result<(), NotWellFormed> {
         let board = self.board();
         match (self.phase, action) {
-            (Phase::Won | Phase::Drawn, _) => Err("the game is over".into()),
-            (_, _) if side != self.to_act => Err(format!("{} is to act", self.to_act)),
+            (Phase::Won | Phase::Drawn, _) => Err(NotWellFormed::Over),
+            (_, _) if side != self.to_act => Err(NotWellFormed::NotToAct { to_act: self.to_act }),
             (Phase::Place, Action::Place { kind, to }) => {
                 let owner = self.variant.placed_for(side);
-                if !self.supply[owner.index()].contains(kind) {
-                    return Err(format!("no {} left to place for {owner}", kind.letter()));
+                if !self.supply[owner].contains(kind) {
+                    return Err(NotWellFormed::NoneLeftToPlace { kind: *kind, owner });
                 }
                 if !self.in_home_rows(owner, *to) {
-                    return Err(format!("{to} is not on {owner}'s home rows (R-D3)"));
+                    return Err(NotWellFormed::NotOnHomeRows { to: *to, owner });
                 }
                 if self.at(*to).is_some() {
-                    return Err(format!("{to} is occupied"));
+                    return Err(NotWellFormed::PlacedOnOccupied { to: *to });
                 }
                 Ok(())
             }
-            (Phase::Place, _) => Err("the placement phase is on: place a piece, e.g. `N@b1` (R-D3)".into()),
-            (_, Action::Place { .. }) => Err("the placement phase is over".into()),
+            (Phase::Place, _) => Err(NotWellFormed::PlacementPhase),
+            (_, Action::Place { .. }) => Err(NotWellFormed::PlacementOver),
             (Phase::Respond, Action::Doubt | Action::Accept) => Ok(()),
-            (Phase::Respond, _) => Err("your king was captured: `doubt` or `accept` (R-D7)".into()),
-            (_, Action::Accept) => Err("`accept` answers a king capture only (R-D7)".into()),
+            (Phase::Respond, _) => Err(NotWellFormed::MustRespond),
+            (_, Action::Accept) => Err(NotWellFormed::NoKingCapture),
             (_, Action::Doubt) => match &self.pending {
                 Some(p) if p.actor != side => Ok(()),
-                _ => Err("there is no action of the opponent to doubt (R-D6)".into()),
+                _ => Err(NotWellFormed::NothingToDoubt),
             },
             (_, Action::Move { from, to, promotion }) => {
                 self.own_piece_moves(side, *from, *to)?;
@@ -50,31 +50,29 @@ impl Position {
                     {
                         Ok(())
                     }
-                    _ => Err("a promotion suffix is allowed only where a pawn could promote (R-D4)".into()),
+                    _ => Err(NotWellFormed::PromotionSuffix),
                 }
             }
             (_, Action::EnPassant { from, to }) => {
                 self.own_piece_moves(side, *from, *to)?;
                 if board != BoardKind::Chess || self.ep != Some(*to) || self.at(*to).is_some() {
-                    return Err(format!(
-                        "{to} was not just passed over by an enemy two-square advance (R-D4 en passant)"
-                    ));
+                    return Err(NotWellFormed::NoEnPassant { to: *to });
                 }
                 Ok(())
             }
             (_, Action::Drop { slot, to }) => {
                 if self.variant.drops == 0 {
-                    return Err("this variant has no drops (R-D1)".into());
+                    return Err(NotWellFormed::NoDrops);
                 }
-                let bench = &self.benches[side.index()];
+                let bench = &self.benches[side];
                 if *slot as usize > bench.len() {
-                    return Err(format!(
-                        "bench slot {slot} is empty: your bench holds {}",
-                        bench.len()
-                    ));
+                    return Err(NotWellFormed::EmptySlot {
+                        slot: *slot,
+                        held: bench.len(),
+                    });
                 }
                 if self.at(*to).is_some() {
-                    return Err(format!("{to} is occupied: drops go to empty squares"));
+                    return Err(NotWellFormed::DropOnOccupied { to: *to });
                 }
                 Ok(())
             }
@@ -82,12 +80,12 @@ impl Position {
     }
 
     /// A move starts on one of `side`'s pieces and ends elsewhere, not on its own.
-    fn own_piece_moves(&self, side: Side, from: Square, to: Square) -> Result<(), String> {
+    fn own_piece_moves(&self, side: Side, from: Square, to: Square) -> Result<(), NotWellFormed> {
         if self.at(from).is_none_or(|p| p.owner != side) {
-            return Err(format!("{from} holds none of {side}'s pieces"));
+            return Err(NotWellFormed::NotOwnPiece { from, side });
         }
         if from == to || self.at(to).is_some_and(|p| p.owner == side) {
-            return Err(format!("{to} holds one of {side}'s own pieces"));
+            return Err(NotWellFormed::OntoOwnPiece { to, side });
         }
         Ok(())
     }
@@ -102,7 +100,7 @@ impl Position {
             Phase::Respond => out.extend([Action::Doubt, Action::Accept]),
             Phase::Place => {
                 let owner = self.variant.placed_for(side);
-                let mut kinds = self.supply[owner.index()].clone();
+                let mut kinds = self.supply[owner].clone();
                 kinds.dedup();
                 for kind in kinds {
                     for to in board
@@ -154,7 +152,7 @@ impl Position {
                     }
                 }
                 if self.variant.drops > 0 {
-                    for slot in 1..=self.benches[side.index()].len() as u8 {
+                    for slot in 1..=self.benches[side].len() as u8 {
                         for to in board.all_squares().filter(|&sq| self.at(sq).is_none()) {
                             out.push(Action::Drop { slot, to });
                         }
