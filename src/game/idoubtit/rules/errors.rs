@@ -6,15 +6,6 @@ use super::super::board::{BoardKind, Kind, Piece, Side, Square};
 /// Why `side` may not submit an action now (R-D3, R-D4, R-D6, R-D7), on public facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotWellFormed {
-    /// The game is won or drawn.
-    #[error("the game is over")]
-    Over,
-    /// R-D2: the sides act in turn.
-    #[error("{to_act} is to act")]
-    NotToAct {
-        /// The side to act.
-        to_act: Side,
-    },
     /// R-D3: a side places the pieces its supply still holds.
     #[error("no {} left to place for {owner}", .kind.letter())]
     NoneLeftToPlace {
@@ -198,8 +189,6 @@ mod tests {
         let sq = |s| Square::parse(s, BoardKind::Chess).unwrap();
         let (from, to, side) = (sq("e2"), sq("e4"), Side::Black);
         let cases = [
-            (NotWellFormed::Over, "the game is over"),
-            (NotWellFormed::NotToAct { to_act: Side::White }, "white is to act"),
             (
                 NotWellFormed::NoneLeftToPlace {
                     kind: Kind::Knight,

@@ -8,13 +8,12 @@ use super::super::notation::{Action, Promotion};
 use super::{NotWellFormed, Phase, Position};
 
 impl Position {
-    /// Whether `side` may submit `action` now (R-D3, R-D4, R-D6, R-D7). Uses only
+    /// Whether `side`, the side to act in a game not over (the game's `Turn::check`
+    /// has said so), may submit `action` now (R-D3, R-D4, R-D6, R-D7). Uses only
     /// public facts, so a seat's view suffices to compute it.
-    pub fn well_formed(&self, side: Side, action: &Action) -> Result<(), NotWellFormed> {
+    pub(crate) fn well_formed(&self, side: Side, action: &Action) -> Result<(), NotWellFormed> {
         let board = self.board();
         match (self.phase, action) {
-            (Phase::Won | Phase::Drawn, _) => Err(NotWellFormed::Over),
-            (_, _) if side != self.to_act => Err(NotWellFormed::NotToAct { to_act: self.to_act }),
             (Phase::Place, Action::Place { kind, to }) => {
                 let owner = self.variant.placed_for(side);
                 if !self.supply[owner].contains(kind) {
