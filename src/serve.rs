@@ -1,12 +1,14 @@
-//! The controller protocol (`referee serve`, SPEC §5): one command per line; each
+//! The controller protocol (`referee serve`, protocol.md §2): one command per line; each
 //! answer is zero or more data lines and then exactly one final line, `ok` or
 //! `error <kind> <message>`. A rejected command changes nothing.
 
 use std::fmt;
 use std::path::Path;
 
-use crate::game::{ForfeitKind, Game, GameId, NoSuchSeat, Options, Rejection, Seat, SetupError, Turn};
-use crate::record::{self, ActionLine, ForfeitLine, Header, Line, RecordWriter, ResultLine};
+use crate::game::{
+    ForfeitKind, Game, GameId, NoSuchSeat, Options, Rejection, Seat, SetupError, Turn, Unforfeitable,
+};
+use crate::record::{self, write_whole, ActionLine, ForfeitLine, Header, Line, ResultLine};
 
 /// The kinds of `error` answers; harnesses branch on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +100,7 @@ impl From<Rejection> for CommandError {
 
 /// A parsed controller command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub enum ControlCommand {
     /// `new <game> [key=value…] [state=<rest of line>]`.
     New {
         /// Game id.
@@ -139,9 +141,9 @@ pub enum Command {
 /// The command words, for `help` and error messages.
 pub const COMMANDS: &str = "new turn legal correct play view state result resign show record load help quit";
 
-impl Command {
+impl ControlCommand {
     /// Parses one line.
-    pub fn parse(line: &str) -> Result<Command, CommandError> {
+    pub fn parse(line: &str) -> Result<ControlCommand, CommandError> {
         let line = line.trim();
         let (word, rest) = line
             .split_once(' ')
@@ -149,7 +151,7 @@ impl Command {
             .unwrap_or((line, ""));
         let args: Vec<&str> = rest.split_whitespace().collect();
         let seat = |s: &str| s.parse::<Seat>().map_err(|e| err(ErrorKind::Usage, e));
-        let none = |c: Command| {
+        let none = |c: ControlCommand| {
             if args.is_empty() {
                 Ok(c)
             } else {
@@ -168,41 +170,41 @@ impl Command {
                 let game = words
                     .next()
                     .ok_or_else(|| err(ErrorKind::Usage, "usage: new <game> [key=value…] [state=<state>]"))?;
-                Ok(Command::New {
+                Ok(ControlCommand::New {
                     game: game.to_string(),
                     options: words.map(str::to_string).collect(),
                     state,
                 })
             }
-            "turn" => none(Command::Turn),
-            "legal" => none(Command::Legal),
-            "correct" => none(Command::Correct),
-            "state" => none(Command::State),
-            "result" => none(Command::Result),
-            "help" => none(Command::Help),
-            "quit" => none(Command::Quit),
+            "turn" => none(ControlCommand::Turn),
+            "legal" => none(ControlCommand::Legal),
+            "correct" => none(ControlCommand::Correct),
+            "state" => none(ControlCommand::State),
+            "result" => none(ControlCommand::Result),
+            "help" => none(ControlCommand::Help),
+            "quit" => none(ControlCommand::Quit),
             "play" => match args.as_slice() {
-                [s, action] => Ok(Command::Play(seat(s)?, action.to_string())),
+                [s, action] => Ok(ControlCommand::Play(seat(s)?, action.to_string())),
                 _ => Err(err(ErrorKind::Usage, "usage: play <seat> <action>")),
             },
             "view" => match args.as_slice() {
-                [s] => Ok(Command::View(seat(s)?)),
+                [s] => Ok(ControlCommand::View(seat(s)?)),
                 _ => Err(err(ErrorKind::Usage, "usage: view <seat>")),
             },
             "resign" => match args.as_slice() {
-                [s] => Ok(Command::Resign(seat(s)?)),
+                [s] => Ok(ControlCommand::Resign(seat(s)?)),
                 _ => Err(err(ErrorKind::Usage, "usage: resign <seat>")),
             },
             "show" => match args.as_slice() {
-                [] => Ok(Command::Show(None)),
-                [s] => Ok(Command::Show(Some(seat(s)?))),
+                [] => Ok(ControlCommand::Show(None)),
+                [s] => Ok(ControlCommand::Show(Some(seat(s)?))),
                 _ => Err(err(ErrorKind::Usage, "usage: show [<seat>]")),
             },
             "record" | "load" if rest.is_empty() => {
                 Err(err(ErrorKind::Usage, format!("usage: {word} <path>")))
             }
-            "record" => Ok(Command::Record(rest.to_string())),
-            "load" => Ok(Command::Load(rest.to_string())),
+            "record" => Ok(ControlCommand::Record(rest.to_string())),
+            "load" => Ok(ControlCommand::Load(rest.to_string())),
             "" => Err(err(ErrorKind::Usage, "empty command")),
             other => Err(err(
                 ErrorKind::Usage,
@@ -248,8 +250,8 @@ impl Controller {
 
     /// Executes one command line.
     pub fn execute(&mut self, line: &str) -> Answer {
-        let command = Command::parse(line);
-        let quit = command == Ok(Command::Quit);
+        let command = ControlCommand::parse(line);
+        let quit = command == Ok(ControlCommand::Quit);
         match command.and_then(|c| self.run(c)) {
             Ok(lines) => Answer {
                 lines,
@@ -270,11 +272,11 @@ impl Controller {
             .ok_or_else(|| err(ErrorKind::NoGame, "no game: use `new` or `load` first"))
     }
 
-    /// Executes one parsed command. One arm per command of protocol.md §5, so the
+    /// Executes one parsed command. One arm per command of protocol.md §2, so the
     /// whole command set reads as one table; the arms are short.
-    fn run(&mut self, command: Command) -> Result<Vec<String>, CommandError> {
+    fn run(&mut self, command: ControlCommand) -> Result<Vec<String>, CommandError> {
         match command {
-            Command::New { game, options, state } => {
+            ControlCommand::New { game, options, state } => {
                 let id = GameId::parse(&game)?;
                 let options = Options::parse(options.iter().map(String::as_str))?;
                 let game = id.create(&options, state.as_deref())?;
@@ -287,13 +289,13 @@ impl Controller {
                 });
                 Ok(vec![summary])
             }
-            Command::Turn => Ok(vec![match self.current()?.game.turn() {
+            ControlCommand::Turn => Ok(vec![match self.current()?.game.turn() {
                 Turn::Act { seat, kind } => format!("turn {seat} {kind}"),
                 Turn::Over => "turn none".to_string(),
             }]),
-            Command::Legal => Ok(vec![self.current()?.game.legal_actions().join(" ")]),
-            Command::Correct => Ok(vec![self.current()?.game.correct_actions().join(" ")]),
-            Command::Play(seat, action) => {
+            ControlCommand::Legal => Ok(vec![self.current()?.game.legal_actions().join(" ")]),
+            ControlCommand::Correct => Ok(vec![self.current()?.game.correct_actions().join(" ")]),
+            ControlCommand::Play(seat, action) => {
                 let s = self.current()?;
                 seat.at_table(s.game.seat_count())?;
                 let forced = s.game.forced_action().is_some_and(|f| f == action);
@@ -312,19 +314,16 @@ impl Controller {
                 s.finish_if_over();
                 Ok(played.events)
             }
-            Command::Resign(seat) => {
+            ControlCommand::Resign(seat) => {
                 let s = self.current()?;
                 seat.at_table(s.game.seat_count())?;
-                if s.game.outcome().is_some() {
-                    return Err(err(ErrorKind::Over, "the game is over"));
-                }
-                if s.game.is_out(seat) {
-                    // A second forfeit would record a line that changes nothing.
-                    return Err(err(
-                        ErrorKind::Over,
-                        format!("seat {seat} is out of the game already"),
-                    ));
-                }
+                // A forfeit that changes nothing would record a line saying nothing.
+                s.game.forfeitable(seat).map_err(|why| match why {
+                    Unforfeitable::Over => err(ErrorKind::Over, "the game is over"),
+                    Unforfeitable::Out => {
+                        err(ErrorKind::Over, format!("seat {seat} is out of the game already"))
+                    }
+                })?;
                 let played = s.game.forfeit(seat, ForfeitKind::Resign);
                 s.lines.push(Line::Forfeit(ForfeitLine {
                     seat,
@@ -336,30 +335,30 @@ impl Controller {
                 s.finish_if_over();
                 Ok(played.events)
             }
-            Command::View(seat) => {
+            ControlCommand::View(seat) => {
                 let s = self.current()?;
                 seat.at_table(s.game.seat_count())?;
                 Ok(vec![s.game.view(seat).text().to_string()])
             }
-            Command::Show(seat) => {
+            ControlCommand::Show(seat) => {
                 let s = self.current()?;
                 if let Some(seat) = seat {
                     seat.at_table(s.game.seat_count())?;
                 }
                 Ok(s.game.diagram(seat).lines().map(str::to_string).collect())
             }
-            Command::State => Ok(vec![self.current()?.game.state()]),
-            Command::Result => Ok(vec![match self.current()?.game.outcome() {
+            ControlCommand::State => Ok(vec![self.current()?.game.state()]),
+            ControlCommand::Result => Ok(vec![match self.current()?.game.outcome() {
                 Some(o) => o.protocol_text(),
                 None => "ongoing".to_string(),
             }]),
-            Command::Record(path) => {
+            ControlCommand::Record(path) => {
                 let s = self.current()?;
                 write_record(Path::new(&path), &s.header, &s.lines)
                     .map_err(|e| err(ErrorKind::Record, format!("cannot write {path}: {e}")))?;
                 Ok(Vec::new())
             }
-            Command::Load(path) => {
+            ControlCommand::Load(path) => {
                 let replay = record::replay_file(Path::new(&path))
                     .map_err(|e| err(ErrorKind::Record, format!("{path}: {e}")))?;
                 let plies = replay.game.plies();
@@ -370,8 +369,8 @@ impl Controller {
                 });
                 Ok(vec![format!("loaded {path} at ply {plies}")])
             }
-            Command::Help => Ok(vec![format!("commands: {COMMANDS} (see protocol.md)")]),
-            Command::Quit => Ok(Vec::new()),
+            ControlCommand::Help => Ok(vec![format!("commands: {COMMANDS} (see protocol.md)")]),
+            ControlCommand::Quit => Ok(Vec::new()),
         }
     }
 }
@@ -379,15 +378,9 @@ impl Controller {
 impl ControlledGame {
     /// Appends the result line once the game is over.
     fn finish_if_over(&mut self) {
-        if let Some(o) = self.game.outcome() {
-            self.lines.push(Line::Result(ResultLine {
-                places: o.places.clone(),
-                reason: o.reason.to_string(),
-                plies: self.game.plies(),
-                state: self.game.state(),
-                // The controller's seats are not processes the referee started.
-                escaped: None,
-            }));
+        // The controller's seats are not processes the referee started.
+        if let Some(result) = ResultLine::of(self.game.as_ref(), None) {
+            self.lines.push(Line::Result(result));
         }
     }
 }
@@ -397,30 +390,14 @@ fn controller_header(game: &dyn Game, state: Option<String>) -> Header {
     Header::new(game, state, 0, |_| ("controller".to_string(), None))
 }
 
-/// Writes a whole record to a temporary file beside `path`, then renames it over
-/// `path`, so a crash never leaves a half-written record there.
+/// Writes a whole record through a temporary file beside `path`, so a crash never
+/// leaves a half-written record there.
 fn write_record(path: &Path, header: &Header, lines: &[Line]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut w = RecordWriter::new(std::io::BufWriter::new(file));
-        w.write(&Line::Header(header.clone()))?;
-        for line in lines {
-            w.write(line)?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let tmp = path.with_file_name(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+    write_whole(path, &tmp, header, lines, || {})
 }
 
 #[cfg(test)]
@@ -430,19 +407,28 @@ mod tests {
     #[test]
     fn commands_parse() {
         assert_eq!(
-            Command::parse("new telka players=4 state=11/11 b 0"),
-            Ok(Command::New {
+            ControlCommand::parse("new telka players=4 state=11/11 b 0"),
+            Ok(ControlCommand::New {
                 game: "telka".into(),
                 options: vec!["players=4".into()],
                 state: Some("11/11 b 0".into())
             })
         );
         assert_eq!(
-            Command::parse("play 2 c2-d3"),
-            Ok(Command::Play(Seat::new(2).unwrap(), "c2-d3".into()))
+            ControlCommand::parse("play 2 c2-d3"),
+            Ok(ControlCommand::Play(Seat::new(2).unwrap(), "c2-d3".into()))
         );
-        assert_eq!(Command::parse("play 0 c2-d3").unwrap_err().kind, ErrorKind::Usage);
-        assert_eq!(Command::parse("turn x").unwrap_err().kind, ErrorKind::Usage);
-        assert_eq!(Command::parse("frobnicate").unwrap_err().kind, ErrorKind::Usage);
+        assert_eq!(
+            ControlCommand::parse("play 0 c2-d3").unwrap_err().kind,
+            ErrorKind::Usage
+        );
+        assert_eq!(
+            ControlCommand::parse("turn x").unwrap_err().kind,
+            ErrorKind::Usage
+        );
+        assert_eq!(
+            ControlCommand::parse("frobnicate").unwrap_err().kind,
+            ErrorKind::Usage
+        );
     }
 }

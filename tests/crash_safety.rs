@@ -1,4 +1,4 @@
-//! Crash safety (SPEC §6, §7): the referee is killed with SIGKILL at random moments of
+//! Crash safety (README, Durability): the referee is killed with SIGKILL at random moments of
 //! many games, from before the record exists to the last plies. After each kill, the
 //! record left behind (if any) verifies up to its last complete line, the agents have
 //! died with the referee (parent-death signal), and `match --resume` plays the game to

@@ -1,4 +1,4 @@
-//! Hostile bots (SPEC §7): every hostile bot of `fixtures/bots/` plays seat 1 of every game
+//! Hostile bots (README, Security): every hostile bot of `fixtures/bots/` plays seat 1 of every game
 //! (Peg Chow, Telka, I-Doubt-It variants 0 and 9, Multi-player TelnChes with 3 seats)
 //! against built-in random agents. Whatever the bot does, the referee exits 0 promptly,
 //! the record verifies, the forfeit line gives the precise reason (none at all for a

@@ -1,4 +1,4 @@
-//! Information hiding in I-Doubt-It TelnChes (R-D9, R-D10, SPEC §4), two ways.
+//! Information hiding in I-Doubt-It TelnChes (R-D9, R-D10, protocol.md §1.6), two ways.
 //!
 //! (a) Through the `Game` trait: on thousands of random positions of every variant, a
 //! seat's view is exactly what an independent re-statement of R-D9 (written here, from
@@ -479,7 +479,7 @@ fn check_seat(variant: u32, g: &dyn Game, s: Seat, rng: &mut Rng) -> (usize, usi
     }
     let legal = g.legal_actions();
     // The view is complete: a stateless bot can read it back and find from it alone
-    // every action it may submit (SPEC §4).
+    // every action it may submit (protocol.md §1.6).
     let parsed = idoubtit::state::parse(&view, Variant::from_number(variant).unwrap(), true)
         .unwrap_or_else(|e| panic!("variant {variant}: view refused: {e:?}\n{view}"));
     if acts(g).map(|(to_act, _)| to_act) == Some(s) {

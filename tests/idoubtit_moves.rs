@@ -1,5 +1,5 @@
-//! Moves of I-Doubt-It TelnChes (SPEC §2: R-D4 well-formed, R-D5 correct, R-D6a
-//! effects as declared): perft against the SPEC appendix (`fixtures/idoubtit/perft.txt`),
+//! Moves of I-Doubt-It TelnChes (RULES.md §3: R-D4 well-formed, R-D5 correct, R-D6a
+//! effects as declared): perft against the product owner's table (`fixtures/idoubtit/perft.txt`),
 //! agreement with the `shogi_legality_lite` move generator on random shogi positions,
 //! every piece's pattern from every square, drops, en passant, promotions and benches
 //! (hand-built cases in `fixtures/idoubtit/cases.txt`).
@@ -100,7 +100,7 @@ fn names(squares: &BTreeSet<Square>) -> String {
 }
 
 // ---------------------------------------------------------------------------
-// Perft (SPEC Appendix; fixtures/idoubtit/perft.txt)
+// Perft (the product owner's table; fixtures/idoubtit/perft.txt)
 // ---------------------------------------------------------------------------
 
 /// One line of the perft file.

@@ -1,4 +1,4 @@
-//! Multi-player TelnChes (SPEC §3, R-M1…R-M7, and R-F1) through the `Game` trait, the
+//! Multi-player TelnChes (RULES.md §4, R-M1…R-M7, and R-F1) through the `Game` trait, the
 //! record and the command line.
 //!
 //! `model` below restates the rules independently of the game's code (geometry, R-M3
@@ -21,7 +21,7 @@ use referee::record::{self, Line};
 use referee::rng::Rng;
 use tempfile::TempDir;
 
-/// An independent statement of the rules, written from SPEC §3: square names,
+/// An independent statement of the rules, written from RULES.md §4: square names,
 /// state and view strings, R-M3 visibility, moves legal on a seat's view (R-M1,
 /// R-M4), a move on the true board (R-M4 truncation, castling, R-M5 elimination),
 /// a forfeit (R-F1), and what each seat is told (R-M7).

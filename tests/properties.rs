@@ -27,7 +27,7 @@ use referee::game::{
 use referee::protocol::agent::{AgentInput, FromAgent, GoClock, ToAgent};
 use referee::record;
 use referee::rng::Rng;
-use referee::serve::Command;
+use referee::serve::ControlCommand;
 
 mod property_checks;
 use property_checks::*;
@@ -532,11 +532,11 @@ fn command_line() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(config(2000))]
 
-    /// `Command::parse`: a command or a one-line `error <kind> …`.
+    /// `ControlCommand::parse`: a command or a one-line `error <kind> …`.
     #[test]
     fn commands_parse_or_fail_cleanly(line in command_line()) {
-        match Command::parse(&line) {
-            Ok(Command::New { game, options, state }) => {
+        match ControlCommand::parse(&line) {
+            Ok(ControlCommand::New { game, options, state }) => {
                 prop_assert!(!game.is_empty());
                 prop_assert!(options.iter().all(|o| !o.is_empty() && !o.contains(char::is_whitespace)));
                 if let Some(state) = state {
@@ -544,7 +544,7 @@ proptest! {
                     prop_assert!(line.contains(&expected));
                 }
             }
-            Ok(Command::Play(_, action)) => prop_assert!(!action.is_empty() && !action.contains(char::is_whitespace)),
+            Ok(ControlCommand::Play(_, action)) => prop_assert!(!action.is_empty() && !action.contains(char::is_whitespace)),
             Ok(_) => {}
             Err(e) => check_error_line(&e.to_string()),
         }

@@ -1,4 +1,4 @@
-//! Rules of Peg Chow and Telka (SPEC §1, R-B2…R-B9, and R-F1), checked through the
+//! Rules of Peg Chow and Telka (RULES.md §2, R-B2…R-B9, and R-F1), checked through the
 //! public `Game` trait, with hand-built positions, seeded random play and the case
 //! file `fixtures/parker/cases.txt`.
 //!

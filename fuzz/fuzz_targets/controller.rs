@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use referee::serve::Command;
+use referee::serve::ControlCommand;
 use referee_fuzz::{check_error_line, Session, Setup};
 
 /// One scratch directory for the record files of the whole run.
@@ -28,7 +28,7 @@ fuzz_target!(|input: (u8, &str)| {
         session.line(&format!("new {} {}", setup.game, setup.options));
     }
     for line in text.split('\n').take(64) {
-        if let Err(e) = Command::parse(line) {
+        if let Err(e) = ControlCommand::parse(line) {
             check_error_line(&e.to_string());
         }
         session.line(line);

@@ -268,8 +268,8 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
                 let forced = if forced { " (forced)" } else { "" };
                 format!("ply {ply:>4}  seat {seat} {label:<6} {action}{forced}\n")
             }
-            Progress::Forfeit { seat, failure } if !quiet => {
-                format!("seat {seat} forfeits: {} ({})\n", failure.kind, failure.detail)
+            Progress::Forfeit { seat, forfeit } if !quiet => {
+                format!("seat {seat} forfeits: {} ({})\n", forfeit.kind, forfeit.detail)
             }
             _ => return,
         };

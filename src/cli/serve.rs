@@ -12,7 +12,7 @@ const MAX_COMMAND: usize = 1 << 20;
 
 /// What [`read_command`] found.
 #[derive(Debug, PartialEq, Eq)]
-enum Input {
+enum Incoming {
     /// A line of at most [`MAX_COMMAND`] bytes (its newline included, if any).
     Line,
     /// A longer line, read past and dropped.
@@ -24,20 +24,20 @@ enum Input {
 /// Reads one line into `buf` (cleared first), holding at most [`MAX_COMMAND`] + 1
 /// bytes of it: a controller that sends an endless line must not make the referee
 /// hold it.
-fn read_command(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Input> {
+fn read_command(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<Incoming> {
     buf.clear();
     let n = input
         .by_ref()
         .take(MAX_COMMAND as u64 + 1)
         .read_until(b'\n', buf)?;
     if n == 0 {
-        return Ok(Input::End);
+        return Ok(Incoming::End);
     }
     if buf.len() <= MAX_COMMAND || buf.last() == Some(&b'\n') {
-        return Ok(Input::Line);
+        return Ok(Incoming::Line);
     }
     skip_line(input)?;
-    Ok(Input::TooLong)
+    Ok(Incoming::TooLong)
 }
 
 /// Consumes the input through the next newline (or to its end) a buffer at a time,
@@ -72,11 +72,11 @@ pub fn run() -> Result<u8, Failure> {
     let mut buf = Vec::new();
     loop {
         let answer = match read_command(&mut input, &mut buf).map_err(Failure::failed)? {
-            Input::End => return Ok(EXIT_OK),
-            Input::TooLong => {
+            Incoming::End => return Ok(EXIT_OK),
+            Incoming::TooLong => {
                 format!("error usage command line too long: over {MAX_COMMAND} bytes (skipped)\n")
             }
-            Input::Line => match std::str::from_utf8(&buf) {
+            Incoming::Line => match std::str::from_utf8(&buf) {
                 Err(_) => "error usage command is not UTF-8\n".to_string(),
                 Ok(line) => {
                     let line = line.trim_end_matches(['\n', '\r']);
@@ -120,13 +120,13 @@ mod tests {
         let all = format!("{at_cap}{over}turn\n{unended}");
         let mut input = trickle(all.as_bytes());
         let mut buf = Vec::new();
-        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Input::Line);
+        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Incoming::Line);
         assert_eq!(buf, at_cap.as_bytes());
-        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Input::TooLong);
+        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Incoming::TooLong);
         assert!(buf.len() <= MAX_COMMAND + 1);
-        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Input::Line);
+        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Incoming::Line);
         assert_eq!(buf, b"turn\n");
-        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Input::TooLong);
-        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Input::End);
+        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Incoming::TooLong);
+        assert_eq!(read_command(&mut input, &mut buf).unwrap(), Incoming::End);
     }
 }

@@ -403,6 +403,18 @@ pub trait Game: Send + fmt::Debug {
     /// three or more independent sides (R-F1), or it was eliminated (R-M5). The seats
     /// of a finished game are not out; [`Game::outcome`] says it is over.
     fn is_out(&self, seat: Seat) -> bool;
+    /// Whether a forfeit of `seat` would change the game (R-F1): not once it is over,
+    /// nor for a seat already out of it. Every mode asks this before it records a
+    /// forfeit, and `verify` refuses a record holding one that changes nothing.
+    fn forfeitable(&self, seat: Seat) -> Result<(), Unforfeitable> {
+        if self.outcome().is_some() {
+            Err(Unforfeitable::Over)
+        } else if self.is_out(seat) {
+            Err(Unforfeitable::Out)
+        } else {
+            Ok(())
+        }
+    }
     /// What `seat` may know right now, on one line.
     fn view(&self, seat: Seat) -> View;
     /// The omniscient state on one line; [`GameId::create`] accepts it back.
@@ -438,16 +450,25 @@ pub enum SetupError {
     State(Vec<String>),
 }
 
+/// Why a seat's forfeit would change nothing ([`Game::forfeitable`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unforfeitable {
+    /// The game is over.
+    Over,
+    /// The seat is out of the game already.
+    Out,
+}
+
 /// The games `referee` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameId {
-    /// Peg Chow (SPEC §1).
+    /// Peg Chow (RULES.md §2).
     PegChow,
-    /// Telka (SPEC §1).
+    /// Telka (RULES.md §2).
     Telka,
-    /// I-Doubt-It TelnChes (SPEC §2).
+    /// I-Doubt-It TelnChes (RULES.md §3).
     IDoubtIt,
-    /// Multi-player TelnChes (SPEC §3).
+    /// Multi-player TelnChes (RULES.md §4).
     MultiChess,
 }
 

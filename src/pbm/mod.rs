@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::game::{Game, GameId, NoSuchSeat, Options, Played, Rejection, Seat, Turn};
+use crate::game::{Game, GameId, NoSuchSeat, Options, Played, Rejection, Seat, Turn, Unforfeitable};
 use crate::record::{
     self, salted_digest, ActionLine, CommitLine, ForfeitLine, Header, Line, Replay, ResultLine, RevealLine,
 };
@@ -231,17 +231,15 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
 /// Records that `seat` resigns (a forfeit, R-F1 applies).
 pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
     update(path, seat, |game| {
-        if game.outcome().is_some() {
-            return Err(PbmError::Rejected(
-                "rejected, nothing changed: the game is over".into(),
-            ));
-        }
-        if game.is_out(seat) {
-            // A second forfeit would change nothing, and verify refuses it (R-F1, R-M5).
-            return Err(PbmError::Rejected(format!(
-                "rejected, nothing changed: seat {seat} is out of the game already"
-            )));
-        }
+        // A forfeit that changes nothing is refused by verify too (R-F1, R-M5).
+        game.forfeitable(seat).map_err(|why| {
+            PbmError::Rejected(match why {
+                Unforfeitable::Over => "rejected, nothing changed: the game is over".into(),
+                Unforfeitable::Out => {
+                    format!("rejected, nothing changed: seat {seat} is out of the game already")
+                }
+            })
+        })?;
         let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
         Ok((
             played.clone(),
@@ -282,15 +280,9 @@ fn update(
             commitment: salted_digest(&salt, "commit", &data),
         }));
     }
-    if let Some(o) = game.outcome() {
-        lines.push(Line::Result(ResultLine {
-            places: o.places.clone(),
-            reason: o.reason.to_string(),
-            plies: game.plies(),
-            state: game.state(),
-            // Play by mail runs no agent processes: none can have escaped.
-            escaped: None,
-        }));
+    // Play by mail runs no agent processes: none can have escaped.
+    if let Some(result) = ResultLine::of(game.as_ref(), None) {
+        lines.push(Line::Result(result));
         let data = committed_data(&open.replay, &lines);
         lines.push(Line::Reveal(RevealLine { salt, data }));
     }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use nix::fcntl::{Flock, FlockArg};
 
 use super::PbmError;
-use crate::record::{Header, Line, RecordWriter};
+use crate::record::{write_whole, Header, Line};
 
 pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> PbmError + '_ {
     move |e| PbmError::Io(format!("{}: {e}", path.display()))
@@ -108,26 +108,7 @@ fn remove_stale_temps(_held: &Locked, path: &Path) -> Result<(), PbmError> {
 pub(super) fn rewrite(held: &Locked, path: &Path, header: &Header, lines: &[Line]) -> Result<(), PbmError> {
     remove_stale_temps(held, path)?;
     let tmp = side(path, &format!(".tmp{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let file = File::create(&tmp)?;
-        let mut w = RecordWriter::new(std::io::BufWriter::new(file));
-        w.write(&Line::Header(header.clone()))?;
-        for l in lines {
-            w.write(l)?;
-        }
-        let file = w.into_inner().into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        fault("after-temp-write");
-        std::fs::rename(&tmp, path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let _ = File::open(dir).and_then(|d| d.sync_all());
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io(path))
+    write_whole(path, &tmp, header, lines, || fault("after-temp-write")).map_err(io(path))
 }
 
 /// A test hook: `REFEREE_PBM_FAULT=<point>` aborts the process at that point, as a

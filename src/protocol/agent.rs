@@ -11,7 +11,7 @@ use crate::game::{push_decimal, ActionKind, GameId, Options, Outcome, Seat, Seat
 /// The protocol version this referee speaks.
 pub const VERSION: u32 = 1;
 
-/// Time information in a `go` line: the seat's own clock only (SPEC §4).
+/// Time information in a `go` line: the seat's own clock only (protocol.md §1.4, §1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GoClock {
     /// A clock with `time_ms` left, `inc_ms` added after each move, and optionally the

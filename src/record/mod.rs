@@ -1,4 +1,4 @@
-//! Game records (SPEC §6): JSON Lines, one object per line, hash-chained.
+//! Game records (protocol.md §4): JSON Lines, one object per line, hash-chained.
 //!
 //! Each line is a JSON object whose last member is `"hash"`: the lower-case hex
 //! SHA-256 of the previous line's hash (64 zeros before the first line) followed by
@@ -25,7 +25,7 @@ mod writer;
 
 pub use chain::{chain_hash, hex, salted_digest, seal, unseal};
 pub use replay::{check_file, replay, replay_file, seat_histories, start_game, step, RecordError, Replay};
-pub use writer::{Durability, RecordWriter};
+pub use writer::{write_whole, Durability, RecordWriter};
 
 /// The record format version this referee writes and reads.
 pub const FORMAT: u32 = 1;
@@ -184,6 +184,22 @@ pub struct ResultLine {
     /// derived from the rules, so `verify` takes it as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escaped: Option<Vec<usize>>,
+}
+
+impl ResultLine {
+    /// The result line of `game` once it is over, with the `escaped` counts of its
+    /// agents (`None` where there were none, or no agents at all); the one way every
+    /// mode writes a result.
+    pub fn of(game: &dyn Game, escaped: Option<Vec<usize>>) -> Option<ResultLine> {
+        let outcome = game.outcome()?;
+        Some(ResultLine {
+            places: outcome.places,
+            reason: outcome.reason.to_string(),
+            plies: game.plies(),
+            state: game.state(),
+            escaped,
+        })
+    }
 }
 
 /// A commitment to the hidden part of a game (play by mail): `commitment` is

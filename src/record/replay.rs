@@ -13,7 +13,7 @@ use super::fast_action::{self, ActionRef};
 use super::timing::Timing;
 use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, RevealLine, FORMAT, GENESIS};
 use crate::clock::SeatClock;
-use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent};
+use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent, Unforfeitable};
 
 /// A problem found in a record, naming its line (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -401,11 +401,12 @@ fn check_forfeit(game: &mut dyn Game, f: &ForfeitLine) -> Result<(), String> {
     let seat = f.seat.at_table(game.seat_count()).map_err(|e| e.to_string())?;
     // Such a forfeit would change nothing and tell nobody anything: no writer makes
     // one, and what is derived from a forfeit line (`show --seat`) needs a real one.
-    if game.outcome().is_some() {
-        return Err(format!("seat {seat} forfeits, but the game is over"));
-    }
-    if game.is_out(seat) {
-        return Err(format!("seat {seat} forfeits, but it is out of the game already"));
+    match game.forfeitable(seat) {
+        Err(Unforfeitable::Over) => return Err(format!("seat {seat} forfeits, but the game is over")),
+        Err(Unforfeitable::Out) => {
+            return Err(format!("seat {seat} forfeits, but it is out of the game already"))
+        }
+        Ok(()) => {}
     }
     if f.reason == ForfeitKind::Illegal {
         let action = f

@@ -8,7 +8,40 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::chain::{hash_of_sealed, seal};
-use super::{Line, Replay, GENESIS};
+use super::{Header, Line, Replay, GENESIS};
+
+/// Writes `header` and `lines` as the whole record at `path`, through the file `tmp`
+/// beside it: written, synced, renamed over `path`, and the directory synced, so a
+/// crash leaves the old record or the new one, never half of one. `complete` runs
+/// once the temporary file is whole, before the rename (a test's crash point). The
+/// temporary file is removed when anything fails.
+pub fn write_whole(
+    path: &Path,
+    tmp: &Path,
+    header: &Header,
+    lines: &[Line],
+    complete: impl FnOnce(),
+) -> io::Result<()> {
+    let result = (|| -> io::Result<()> {
+        let mut w = RecordWriter::new(io::BufWriter::new(File::create(tmp)?));
+        w.write(&Line::Header(header.clone()))?;
+        for line in lines {
+            w.write(line)?;
+        }
+        let file = w.into_inner().into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        complete();
+        std::fs::rename(tmp, path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(tmp);
+    }
+    result
+}
 
 /// Writes hash-chained lines to any sink, flushing each line.
 #[derive(Debug)]

@@ -65,11 +65,11 @@ impl Match<'_> {
     /// new game, the opening, the catch-up of a resumed game, the turns, the finish.
     /// Returns the seats as the header records them.
     pub(super) fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
-        let failures = self.handshake();
-        self.note_unready(&failures);
+        let forfeits = self.handshake();
+        self.note_unready(&forfeits);
         let seats = self.header()?;
-        for (seat, failure) in failures {
-            self.forfeit(seat, failure, None, progress)?;
+        for (seat, forfeit) in forfeits {
+            self.forfeit(seat, forfeit, None, progress)?;
         }
         self.new_game(progress)?;
         if self.resumed.is_none() {
@@ -87,14 +87,14 @@ impl Match<'_> {
         let config = self.config;
         // Every step of the handshake goes to all agents before any is waited for,
         // so they start up in parallel and each has the whole startup time.
-        let mut failures: Vec<(Seat, Forfeit)> = Vec::new();
-        self.each_agent(&mut failures, |s, _| s.hello());
+        let mut forfeits: Vec<(Seat, Forfeit)> = Vec::new();
+        self.each_agent(&mut forfeits, |s, _| s.hello());
         let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut failures, |s, _| s.await_protocolok(deadline));
-        self.each_agent(&mut failures, |s, i| s.send_options(&config.agents[i].options));
+        self.each_agent(&mut forfeits, |s, _| s.await_protocolok(deadline));
+        self.each_agent(&mut forfeits, |s, i| s.send_options(&config.agents[i].options));
         let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
-        failures
+        self.each_agent(&mut forfeits, |s, _| s.await_readyok(deadline));
+        forfeits
     }
 
     /// Writes the header of a new record, with the names the agents gave, and forces
@@ -138,15 +138,15 @@ impl Match<'_> {
         let config = self.config;
         let options = self.game.options();
         let seat_count = self.game.seat_count();
-        let mut failures = Vec::new();
-        self.each_agent(&mut failures, |s, _| {
+        let mut forfeits = Vec::new();
+        self.each_agent(&mut forfeits, |s, _| {
             s.send_new_game(config.game, seat_count, &options)
         });
         let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut failures, |s, _| s.await_readyok(deadline));
-        self.note_unready(&failures);
-        for (seat, failure) in failures {
-            self.forfeit(seat, failure, None, progress)?;
+        self.each_agent(&mut forfeits, |s, _| s.await_readyok(deadline));
+        self.note_unready(&forfeits);
+        for (seat, forfeit) in forfeits {
+            self.forfeit(seat, forfeit, None, progress)?;
         }
         Ok(())
     }
@@ -154,9 +154,9 @@ impl Match<'_> {
     /// Keeps the seats that failed to get ready, even those whose forfeit the game
     /// no longer records (a two-seat game ends with the first): a tournament tells
     /// an entrant that never starts from one that loses.
-    fn note_unready(&mut self, failures: &[(Seat, Forfeit)]) {
-        for (seat, failure) in failures {
-            self.unready.push((*seat, failure.detail.clone()));
+    fn note_unready(&mut self, forfeits: &[(Seat, Forfeit)]) {
+        for (seat, forfeit) in forfeits {
+            self.unready.push((*seat, forfeit.detail.clone()));
         }
     }
 
@@ -235,10 +235,10 @@ impl Match<'_> {
         let answer = session.decide(&view, kind, clock.go(), limit);
         let (action, used) = match answer {
             Ok(answer) => answer,
-            Err(failure) => return self.forfeit(seat, failure, None, progress),
+            Err(forfeit) => return self.forfeit(seat, forfeit, None, progress),
         };
         if !clock.charge(used, config.margin) {
-            let failure = Forfeit {
+            let forfeit = Forfeit {
                 kind: ForfeitKind::Timeout,
                 detail: format!(
                     "took {} ms with {} ms on the clock",
@@ -246,17 +246,17 @@ impl Match<'_> {
                     clock.budget().as_millis()
                 ),
             };
-            return self.forfeit(seat, failure, None, progress);
+            return self.forfeit(seat, forfeit, None, progress);
         }
         let timing = (used, clock.left().as_millis() as u64);
         match self.game.play(seat, &action) {
             Ok(played) => self.accept(seat, action, played, Origin::Agent, Some(timing), progress),
             Err(rejection) => {
-                let failure = Forfeit {
+                let forfeit = Forfeit {
                     kind: ForfeitKind::Illegal,
                     detail: rejection.to_string(),
                 };
-                self.forfeit(seat, failure, Some(action), progress)
+                self.forfeit(seat, forfeit, Some(action), progress)
             }
         }
     }
@@ -278,13 +278,8 @@ impl Match<'_> {
         }
         stop_if_interrupted()?;
         let escaped = self.escaped.iter().any(|&n| n > 0).then(|| self.escaped.clone());
-        self.write(&Line::Result(ResultLine {
-            places: outcome.places.clone(),
-            reason: outcome.reason.to_string(),
-            plies: self.game.plies(),
-            state: self.game.state(),
-            escaped,
-        }))
+        let result = ResultLine::of(self.game.as_ref(), escaped).expect("the game is over");
+        self.write(&Line::Result(result))
     }
 
     /// Appends a record line, forcing it to disk when the durability policy says so.
@@ -303,19 +298,19 @@ impl Match<'_> {
     }
 
     /// Runs one handshake step on every live agent that has not failed yet (with its
-    /// seat index), collecting the failures; kept agents, renewed already, are skipped.
+    /// seat index), collecting the forfeits; kept agents, renewed already, are skipped.
     fn each_agent(
         &mut self,
-        failures: &mut Vec<(Seat, Forfeit)>,
+        forfeits: &mut Vec<(Seat, Forfeit)>,
         mut step: impl FnMut(&mut AgentSession, usize) -> Result<(), Forfeit>,
     ) {
         for (i, slot) in self.sessions.iter_mut().enumerate() {
             let Some(s) = slot else { continue };
-            if self.reused[i] || failures.iter().any(|(seat, _)| *seat == s.seat()) {
+            if self.reused[i] || forfeits.iter().any(|(seat, _)| *seat == s.seat()) {
                 continue;
             }
             if let Err(f) = step(s, i) {
-                failures.push((s.seat(), f));
+                forfeits.push((s.seat(), f));
             }
         }
     }
@@ -370,7 +365,7 @@ impl Match<'_> {
     fn forfeit(
         &mut self,
         seat: Seat,
-        failure: Forfeit,
+        forfeit: Forfeit,
         action: Option<String>,
         progress: &mut dyn FnMut(Progress<'_>),
     ) -> std::io::Result<()> {
@@ -379,23 +374,23 @@ impl Match<'_> {
         if let Some(mut s) = self.sessions[seat.index()].take() {
             self.escaped[seat.index()] += s.stop(Duration::ZERO).escaped.len();
         }
-        if self.game.outcome().is_some() || self.game.is_out(seat) {
+        if self.game.forfeitable(seat).is_err() {
             // The game ended already (another seat's forfeit in a two-sided game), or
-            // the seat is out of it: this failure changes nothing and is not recorded.
+            // the seat is out of it: this forfeit changes nothing and is not recorded.
             return Ok(());
         }
-        let played = self.game.forfeit(seat, failure.kind);
+        let played = self.game.forfeit(seat, forfeit.kind);
         self.write(&Line::Forfeit(ForfeitLine {
             seat,
-            reason: failure.kind,
-            detail: failure.detail.clone(),
+            reason: forfeit.kind,
+            detail: forfeit.detail.clone(),
             action,
             events: played.events,
         }))?;
         self.distribute(played.seat_events);
         progress(Progress::Forfeit {
             seat,
-            failure: &failure,
+            forfeit: &forfeit,
         });
         Ok(())
     }

@@ -61,7 +61,7 @@ pub enum Progress<'a> {
         /// The seat.
         seat: Seat,
         /// Why.
-        failure: &'a Forfeit,
+        forfeit: &'a Forfeit,
     },
 }
 

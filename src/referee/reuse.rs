@@ -150,9 +150,9 @@ pub(super) fn renew(
     game: (GameId, usize, &Options),
 ) -> Vec<(Seat, Forfeit)> {
     let (id, seats, options) = game;
-    let mut failures = Vec::new();
+    let mut forfeits = Vec::new();
     let live =
-        |i: usize, failures: &[(Seat, Forfeit)]| reused[i] && !failures.iter().any(|(s, _)| s.index() == i);
+        |i: usize, forfeits: &[(Seat, Forfeit)]| reused[i] && !forfeits.iter().any(|(s, _)| s.index() == i);
     for i in 0..sessions.len() {
         let (Some(s), Some(p)) = (&mut sessions[i], &mut places[i]) else {
             continue;
@@ -164,20 +164,20 @@ pub(super) fn renew(
         let changed = (p.options != *wanted).then_some(wanted.as_slice());
         p.options.clone_from(wanted);
         if let Err(f) = s.send_renewal(changed, id, seats, options) {
-            failures.push((s.seat(), f));
+            forfeits.push((s.seat(), f));
         }
     }
     let deadline = Instant::now() + config.startup;
     for (i, slot) in sessions.iter_mut().enumerate() {
-        if !live(i, &failures) {
+        if !live(i, &forfeits) {
             continue;
         }
         let Some(s) = slot else { continue };
         if let Err(f) = s.await_readyok(deadline) {
-            failures.push((s.seat(), f));
+            forfeits.push((s.seat(), f));
         }
     }
-    failures
+    forfeits
 }
 
 /// The agent of a seat handed back after its match.

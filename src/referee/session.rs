@@ -40,7 +40,7 @@ impl Forfeit {
 }
 
 /// What a failed write to an agent means for its seat.
-fn write_failure(e: AgentError) -> Forfeit {
+fn write_forfeit(e: AgentError) -> Forfeit {
     match e {
         AgentError::Stalled => Forfeit::new(ForfeitKind::Protocol, "stopped reading its input"),
         other => Forfeit::new(ForfeitKind::Crash, format!("cannot write to the agent: {other}")),
@@ -121,7 +121,7 @@ impl AgentSession {
                 let _ = writeln!(t, "> {line}");
             }
         }
-        sent.map_err(write_failure)
+        sent.map_err(write_forfeit)
     }
 
     /// Reads lines until `want` accepts one, or the deadline, a crash or a protocol

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::definition::seat_command;
 use super::schedule::Scheduled;
 use super::{io_err, Definition, TournamentError};
-use crate::game::{ForfeitKind, Options};
+use crate::game::{ForfeitKind, Options, Seat};
 use crate::record::{self, Line, RecordError, Replay, SeatEntry};
 
 /// The outcome of one finished game, as read back from its record.
@@ -102,8 +102,8 @@ pub enum RecordProblem {
     /// A seat played by another command than the schedule's entrant.
     #[error("seat {seat} was played by `{recorded}`, not by {entrant} (`{expected}`) as the schedule says")]
     Seat {
-        /// Seat number.
-        seat: usize,
+        /// The seat.
+        seat: Seat,
         /// Command in the header (or what stood there instead).
         recorded: String,
         /// The scheduled entrant's name.
@@ -114,8 +114,8 @@ pub enum RecordProblem {
     /// A seat whose header names another entrant than the schedule's.
     #[error("seat {seat} was played by entrant `{recorded}`, not by `{expected}` as the schedule says")]
     Entrant {
-        /// Seat number.
-        seat: usize,
+        /// The seat.
+        seat: Seat,
         /// The entrant the header names.
         recorded: String,
         /// The scheduled entrant's name.
@@ -124,8 +124,8 @@ pub enum RecordProblem {
     /// A seat whose clock ran under another time control than its entrant's.
     #[error("seat {seat}'s clock ran under {recorded}, not under its entrant's {expected}")]
     SeatTimeControl {
-        /// Seat number.
-        seat: usize,
+        /// The seat.
+        seat: Seat,
         /// The seat's time control in the header (the header's when it has none).
         recorded: String,
         /// The entrant's (the tournament's when it has none).
@@ -289,29 +289,32 @@ fn check_record(
             expected: def.time_control.clone(),
         });
     }
-    for (seat, entry) in h.seats.iter().enumerate() {
-        check_seat(def, game, seat, entry, h.time_control.is_some())?;
+    for (i, entry) in h.seats.iter().enumerate() {
+        check_seat(def, game, Seat::from_index(i), entry, h.time_control.is_some())?;
     }
     check_opening(opening, replay)
 }
 
-/// Checks that seat index `seat`'s header entry is the scheduled entrant's: its
+/// Checks that `seat`'s header entry is the scheduled entrant's: its
 /// command, its name (records before entrants were named have none) and, in a timed
 /// record, its own time control.
 fn check_seat(
     def: &Definition,
     game: &Scheduled,
-    seat: usize,
+    seat: Seat,
     entry: &SeatEntry,
     timed: bool,
 ) -> Result<(), RecordProblem> {
-    let entrant = game.seats.get(seat).and_then(|&who| def.entrants.get(who));
+    let entrant = game
+        .seats
+        .get(seat.index())
+        .and_then(|&who| def.entrants.get(who));
     let recorded = entry.command.as_deref();
-    if recorded.is_some_and(|c| runs_scheduled(def, game, seat, c)) {
+    if recorded.is_some_and(|c| runs_scheduled(def, game, seat.index(), c)) {
         let expected = entrant.map_or("", |e| e.name.as_str());
         if let Some(name) = entry.entrant.as_deref().filter(|n| *n != expected) {
             return Err(RecordProblem::Entrant {
-                seat: seat + 1,
+                seat,
                 recorded: name.to_string(),
                 expected: expected.to_string(),
             });
@@ -324,7 +327,7 @@ fn check_seat(
             .filter(|c| *c != def.time_control);
         if timed && entry.time_control != own {
             return Err(RecordProblem::SeatTimeControl {
-                seat: seat + 1,
+                seat,
                 recorded: entry
                     .time_control
                     .clone()
@@ -335,7 +338,7 @@ fn check_seat(
         return Ok(());
     }
     Err(RecordProblem::Seat {
-        seat: seat + 1,
+        seat,
         recorded: recorded.map_or_else(|| format!("no agent process ({})", entry.name), str::to_string),
         entrant: entrant.map_or_else(|| "nobody".to_string(), |e| e.name.clone()),
         expected: entrant.map_or_else(String::new, |e| e.cmd.clone()),

@@ -21,7 +21,7 @@ use referee::record::{
     self, ActionLine, ForfeitLine, Header, Line, RecordWriter, Replay, ResultLine, SeatEntry, FORMAT, GENESIS,
 };
 use referee::rng::Rng;
-use referee::serve::{Command, Controller};
+use referee::serve::{ControlCommand, Controller};
 
 // ---------------------------------------------------------------------------------
 // Games, and games played here
@@ -472,7 +472,10 @@ impl Session {
                 "`{line}`: data line `{l}` reads as a final line"
             );
         }
-        assert_eq!(answer.quit, Command::parse(line) == Ok(Command::Quit));
+        assert_eq!(
+            answer.quit,
+            ControlCommand::parse(line) == Ok(ControlCommand::Quit)
+        );
         if answer.last == "ok" {
             return (answer.lines, true);
         }
@@ -526,9 +529,9 @@ impl Session {
 
     /// Runs any command line; the file of a `record` or `load` is a scratch file.
     pub fn raw(&mut self, line: &str) {
-        let line = match Command::parse(line) {
-            Ok(Command::Record(_)) => format!("record {}", self.path("raw.jsonl")),
-            Ok(Command::Load(_)) => format!("load {}", self.path("raw.jsonl")),
+        let line = match ControlCommand::parse(line) {
+            Ok(ControlCommand::Record(_)) => format!("record {}", self.path("raw.jsonl")),
+            Ok(ControlCommand::Load(_)) => format!("load {}", self.path("raw.jsonl")),
             _ => line.to_string(),
         };
         self.run(&line);

@@ -1,4 +1,4 @@
-//! I-Doubt-It TelnChes (SPEC §2, R-D1…R-D10): chess or shogi where nobody sees the
+//! I-Doubt-It TelnChes (RULES.md §3, R-D1…R-D10): chess or shogi where nobody sees the
 //! other side's types, any well-formed move is accepted, and the opponent may doubt.
 //!
 //! The hidden part of the game is the pieces' types. Everything a seat is sent goes

@@ -1,4 +1,4 @@
-//! Multi-player TelnChes (SPEC §3, R-M1…R-M7): 2–8 seats, a private area each, a
+//! Multi-player TelnChes (RULES.md §4, R-M1…R-M7): 2–8 seats, a private area each, a
 //! shared public area, fog of war, and elimination by king capture.
 //!
 //! What a seat may know is [`Position::visible`] (R-M3); its view, its legal moves

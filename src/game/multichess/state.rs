@@ -1,4 +1,4 @@
-//! State and view strings of Multi-player TelnChes (grammar in protocol.md §3.3):
+//! State and view strings of Multi-player TelnChes (grammar in protocol.md §3.4):
 //! `<public> <area 1> … <area N> <to-move> <plies> <owners> <castling> <out>`.
 //! Each area is its ranks from the top, `/`-separated, 8 cells per rank: `.` empty,
 //! `<Type><seat>` a piece (`R1`), and in views `?` for a square the seat cannot see.
@@ -73,7 +73,7 @@ pub fn print(pos: &Position, seen: Option<(Seat, &[bool])>) -> String {
 
 /// Parses a state string (or a view string, where `?` marks unseen squares, which
 /// come back empty and unseen) for `seats` seats, reporting every problem found.
-/// One block per field in the grammar's order (protocol.md §3.3), so the function is
+/// One block per field in the grammar's order (protocol.md §3.4), so the function is
 /// as long as the grammar.
 pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool>), Vec<String>> {
     let mut problems = Vec::new();

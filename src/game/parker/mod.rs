@@ -1,4 +1,4 @@
-//! Peg Chow and Telka (SPEC §1, R-B1…R-B9), the two Parker Brothers games played
+//! Peg Chow and Telka (RULES.md §2, R-B1…R-B9), the two Parker Brothers games played
 //! with the same counters on the same board. Everything is public in these games, so
 //! a seat's view is the state string itself.
 
