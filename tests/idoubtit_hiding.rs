@@ -705,9 +705,9 @@ fn r_d9_r_d10_a_king_capture_and_its_answer_reveal_nothing_else() {
 
 // ---- (b) on the wire ----
 
-/// The scripted agent of `fixtures/spy/`.
+/// The scripted agent `fixtures/bots/scripted_on_view.sh`.
 fn spy_command(actions: &[&str]) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/spy/scripted.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bots/scripted_on_view.sh");
     let mut words = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
     words.extend(actions.iter().map(|a| a.to_string()));
     shell_words::join(words)

@@ -1406,7 +1406,7 @@ fn r_m4_truncated_slide_is_played_recorded_and_told() {
 /// `moves` and the other seats are greedy built-in agents; returns the record.
 fn scripted_match(dir: &Path, players: usize, state: &str, moves: &[&str], seed: u64) -> PathBuf {
     let record = dir.join(format!("scripted-{seed}.jsonl"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/multichess/scripted.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bots/scripted.sh");
     let mut words = vec!["sh".to_string(), script.to_string_lossy().into_owned()];
     words.extend(moves.iter().map(|m| m.to_string()));
     let out = referee_in(dir)
@@ -2134,7 +2134,7 @@ fn r_m3_r_m7_what_each_seat_is_sent_in_a_match_is_what_it_could_see() {
 #[test]
 fn r_f1_a_seat_forfeiting_a_three_seat_match_leaves_the_others_playing() {
     // Seat 2 plays one move, then an action no game accepts.
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/multichess/scripted.sh");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bots/scripted.sh");
     let scripted = shell_words::join(["sh", &script.to_string_lossy(), "2:e2-2:e4"]);
     let (checked, lines) = wire_check(&[builtin_command("greedy", 3), scripted], "greedy", 13);
     assert!(checked > 100);

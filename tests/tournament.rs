@@ -4,7 +4,7 @@
 //! shards sharing a directory, one of them dying midway), and bad input.
 //!
 //! Every game uses the built-in agents (deterministic from the seed) or small sh bots
-//! in `fixtures/tournament/`, so two runs with the same arguments give the same JSON.
+//! in `fixtures/bots/`, so two runs with the same arguments give the same JSON.
 
 mod cli_support;
 
@@ -732,7 +732,7 @@ fn agents_files_and_agent_flags_give_the_same_tournament() {
 fn entrant_options_reach_the_agent_as_setoption() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("options.log");
-    let bot = manifest_path("fixtures/tournament/log_options.sh");
+    let bot = manifest_path("fixtures/bots/log_options.sh");
     let cmd = shell_words::join(["sh", &bot.to_string_lossy(), &log.to_string_lossy(), exe()]);
     let agent = spec("logger", &cmd, &["option.Skill Level=3", "option.Hash=16"]);
     let args = words(&[
@@ -767,7 +767,7 @@ fn a_crashing_entrant_forfeits_each_game_and_the_rest_go_on() {
     let tmp = tempfile::tempdir().unwrap();
     let crasher = shell_words::join([
         "sh".to_string(),
-        manifest_path("fixtures/tournament/crash_on_go.sh")
+        manifest_path("fixtures/bots/crash_on_go.sh")
             .to_string_lossy()
             .into_owned(),
     ]);
@@ -1375,7 +1375,7 @@ fn an_entrant_starts_in_its_dir() {
     let home = tmp.path().join("bot-home");
     std::fs::create_dir(&home).unwrap();
     std::fs::write(home.join("book.txt"), "e4\n").unwrap();
-    let bot = manifest_path("fixtures/tournament/needs_its_dir.sh");
+    let bot = manifest_path("fixtures/bots/needs_its_dir.sh");
     let cmd = shell_words::join(["sh", &bot.to_string_lossy(), exe()]);
     let dir = format!("dir={}", home.display());
     let run = |extra: &[&str], out: &str| {

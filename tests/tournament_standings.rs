@@ -177,7 +177,7 @@ impl Drop for Held {
 #[test]
 fn summary_json_is_rewritten_while_games_go_on() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/tournament/gate.sh");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bots/gate.sh");
     let gate = shell_words::join([
         "sh",
         &fixture.to_string_lossy(),
