@@ -302,41 +302,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     let def = definition(&args)?;
     // Check the schedule before creating anything.
     def.schedule().map_err(Failure::usage)?;
-    let shard = args
-        .shard
-        .as_deref()
-        .map(Shard::parse)
-        .transpose()
-        .map_err(|e| Failure::usage(anyhow!(e)))?;
-    let out = args.out.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        PathBuf::from("tournaments").join(format!("{}-{secs}", def.game))
-    });
-    let exe = std::env::current_exe()
-        .context("cannot find the referee executable")
-        .map_err(Failure::failed)?;
-    let opts = RunOptions {
-        out: out.clone(),
-        concurrency: args.concurrency,
-        shard,
-        shared: args.shared.clone(),
-        resume: args.resume,
-        margin: args.clock.margin(),
-        startup: args.agent.startup(),
-        quit_grace: args.agent.quit_grace(),
-        env: args.agent.env(),
-        limits: args.agent.limits(),
-        exe: shell_words::quote(&exe.to_string_lossy()).into_owned(),
-        durability: Durability::Game,
-        isolation: args.agent.isolation()?,
-        network: args.agent.network(),
-        restart: args.restart,
-        log_dir: args.log_dir.clone(),
-        play_unready: args.play_unready,
-    };
+    let opts = run_options(&args, &def)?;
     super::match_cmd::watch_interrupt()?;
     let mut live =
         Live::new(&def, args.report_every, std::io::stderr().is_terminal()).map_err(Failure::usage)?;
@@ -348,7 +314,10 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         let why = outcome.err().map_or_else(String::new, |e| format!(" ({e})"));
         return Err(Failure {
             code: EXIT_INTERRUPTED,
-            error: anyhow!("interrupted{why}; `--resume --out {}` continues", out.display()),
+            error: anyhow!(
+                "interrupted{why}; `--resume --out {}` continues",
+                opts.out.display()
+            ),
         });
     }
     let results = match outcome {
@@ -367,9 +336,58 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         ) => return Err(Failure::usage(e)),
         Err(e) => return Err(Failure::failed(e)),
     };
+    print_summary(&args, &def, &results, &opts.out)?;
+    Ok(EXIT_OK)
+}
+
+/// How this run is carried out: everything the arguments say beyond the tournament.
+fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Failure> {
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(|e| Failure::usage(anyhow!(e)))?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        PathBuf::from("tournaments").join(format!("{}-{secs}", def.game))
+    });
+    let exe = std::env::current_exe()
+        .context("cannot find the referee executable")
+        .map_err(Failure::failed)?;
+    Ok(RunOptions {
+        out,
+        concurrency: args.concurrency,
+        shard,
+        shared: args.shared.clone(),
+        resume: args.resume,
+        margin: args.clock.margin(),
+        startup: args.agent.startup(),
+        quit_grace: args.agent.quit_grace(),
+        env: args.agent.env(),
+        limits: args.agent.limits(),
+        exe: shell_words::quote(&exe.to_string_lossy()).into_owned(),
+        durability: Durability::Game,
+        isolation: args.agent.isolation()?,
+        network: args.agent.network(),
+        restart: args.restart,
+        log_dir: args.log_dir.clone(),
+        play_unready: args.play_unready,
+    })
+}
+
+/// Prints the final table (or its JSON) on stdout, and the repeat warning if any.
+fn print_summary(
+    args: &TournamentArgs,
+    def: &Definition,
+    results: &[tournament::GameResult],
+    out: &Path,
+) -> Result<(), Failure> {
     // `summary.json` holds the same figures: the run wrote it after its last game.
-    let summary = tournament::summarize(&def, &results).map_err(Failure::failed)?;
-    let json = serde_json::to_string_pretty(&summary).expect("summaries serialise");
+    let summary = tournament::summarize(def, results).map_err(Failure::failed)?;
     if summary.repeated > 0 {
         eprintln!(
             "warning: {}",
@@ -377,12 +395,13 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         );
     }
     if args.json {
+        let json = serde_json::to_string_pretty(&summary).expect("summaries serialise");
         print(&(json + "\n"))?;
     } else {
         print(&summary.table())?;
         print(&format!("records: {}\n", out.join("games").display()))?;
     }
-    Ok(EXIT_OK)
+    Ok(())
 }
 
 /// Arguments of `referee merge`.

@@ -319,6 +319,13 @@ fn sprt_summary(def: &Definition, results: &[GameResult]) -> Option<(f64, (f64, 
 impl Summary {
     /// The final table as text.
     pub fn table(&self) -> String {
+        let mut t = self.standings_table();
+        self.pairings_lines(&mut t);
+        t
+    }
+
+    /// The title line and the standings, one row per entrant, best first.
+    fn standings_table(&self) -> String {
         let mut t = String::new();
         let _ = writeln!(t, "{}: {} of {} games", self.game, self.finished, self.scheduled);
         let two = self.seats == 2;
@@ -383,9 +390,14 @@ impl Summary {
                 );
             }
         }
+        t
+    }
+
+    /// Per pair of entrants their head-to-head line, then the SPRT and repeats lines.
+    fn pairings_lines(&self, t: &mut String) {
         for p in &self.pairings {
             let _ = writeln!(
-                t,
+                *t,
                 "{} vs {}: +{} ={} -{}  elo {}  los {:.1}%  draws {:.1}%  pentanomial [{}]",
                 p.first,
                 p.second,
@@ -403,16 +415,15 @@ impl Summary {
             );
         }
         if let Some((llr, (lo, hi), state)) = &self.sprt {
-            let _ = writeln!(t, "SPRT: LLR {llr:.2} ({lo:.2}, {hi:.2}) {state}");
+            let _ = writeln!(*t, "SPRT: LLR {llr:.2} ({lo:.2}, {hi:.2}) {state}");
         }
         if self.repeated > 0 {
             let _ = writeln!(
-                t,
+                *t,
                 "repeats: {} of {} games are an earlier game again, move for move",
                 self.repeated, self.finished
             );
         }
-        t
     }
 }
 

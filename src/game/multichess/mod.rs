@@ -52,6 +52,29 @@ pub struct MultiGame {
 }
 
 impl MultiGame {
+    /// R-M6: `seat`, which has no move on what it knows, passes; `before` is the
+    /// board before it.
+    fn pass(&mut self, seat: Seat, before: &[Option<board::Piece>]) -> Played {
+        self.pos.plies += 1;
+        self.pos.to_move = self.pos.next_seat(seat);
+        let seen_before = self.refresh_seen();
+        let event = format!("pass {seat}");
+        // R-M7a: the others are told only whose turn it was, as for a move they see
+        // none of; `pass` would tell them the seat has no move on squares they cannot
+        // see. The passing seat is told it passed, as a mover is told its move.
+        let seat_events = self.tell(
+            before,
+            &seen_before,
+            &[format!("moved {seat}")],
+            Some((seat, event.clone())),
+        );
+        Played {
+            taken: None,
+            events: vec![event],
+            seat_events,
+        }
+    }
+
     /// The true position.
     pub fn position(&self) -> &Position {
         &self.pos
@@ -186,25 +209,7 @@ impl Game for MultiGame {
             if known.has_move(seat) {
                 return Err(illegal(MoveError::PassWithAMove { seat }));
             }
-            self.pos.plies += 1;
-            self.pos.to_move = self.pos.next_seat(seat);
-            let seen_before = self.refresh_seen();
-            let event = format!("pass {seat}");
-            // R-M7a: the others are told only whose turn it was, as for a move they
-            // see none of; `pass` would tell them the seat has no move on squares
-            // they cannot see. The passing seat is told it passed, as a mover is
-            // told its move.
-            let seat_events = self.tell(
-                &before,
-                &seen_before,
-                &[format!("moved {seat}")],
-                Some((seat, event.clone())),
-            );
-            return Ok(Played {
-                taken: None,
-                events: vec![event],
-                seat_events,
-            });
+            return Ok(self.pass(seat, &before));
         }
         let mv = Move::parse(text, self.pos.seats).map_err(|reason| Rejection::Malformed {
             action: text.to_string(),
