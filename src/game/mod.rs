@@ -4,7 +4,8 @@
 //! `parker`) and talks text at this boundary, because the referee loop, the records
 //! and the controller protocol are the same for every game. Information hiding is
 //! structural: the only thing about a game that may reach an agent is a [`View`] or a
-//! [`SeatEvent`], and both can only be built by the game for one seat.
+//! [`SeatEvent`], and both are built only inside the crate (their constructors are
+//! `pub(crate)`), where only the games build them, each for one seat.
 
 pub mod geometry;
 pub mod idoubtit;

@@ -2,7 +2,7 @@
 //! referee sends, typed and printed here, and what an agent sends, parsed here.
 //!
 //! Only [`ToAgent`] values go to a bot, and the game-dependent ones carry a
-//! [`View`] or [`SeatEvent`]s, which only a game can build for one seat.
+//! [`View`] or [`SeatEvent`]s, which only the games build, each for one seat.
 
 use std::fmt::{self, Write as _};
 

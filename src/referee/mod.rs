@@ -1,5 +1,5 @@
-//! The match loop: start the agents, ask the seat to act for an action, check it
-//! against the rules, record it, tell every seat what it saw, until the game ends.
+//! One match: start the agents, ask the seat to act for an action, check it against
+//! the rules, record it, tell every seat what it saw, until the game ends.
 //!
 //! This file starts a match, its agents and its record, and says how it ended; the
 //! loop itself runs in `match_loop`. What a match is given, and where each agent is
