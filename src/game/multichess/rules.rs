@@ -8,6 +8,32 @@ pub use super::errors::{MoveError, NotationError};
 use crate::game::geometry::{ray, Dir, DIAGONAL, KING, KNIGHT, ORTHOGONAL, QUEEN};
 use crate::game::Seat;
 
+/// How a piece kind captures (R-M2): one step or a slide, in these directions. A
+/// pawn's captures are its diagonal steps forward; its pushes are its own.
+#[derive(Clone, Copy, Debug)]
+enum Reach {
+    /// One step in any of the directions.
+    Step(&'static [Dir]),
+    /// Any number of steps along one of the directions, up to the first piece.
+    Slide(&'static [Dir]),
+}
+
+/// A pawn's captures: one step diagonally forward.
+const PAWN_CAPTURES: [Dir; 2] = [(-1, 1), (1, 1)];
+
+/// The one table of how each kind captures, for what a piece attacks (R-M3) and
+/// where it may move (R-M2).
+fn reach(kind: Kind) -> Reach {
+    match kind {
+        Kind::King => Reach::Step(&KING),
+        Kind::Knight => Reach::Step(&KNIGHT),
+        Kind::Pawn => Reach::Step(&PAWN_CAPTURES),
+        Kind::Rook => Reach::Slide(&ORTHOGONAL),
+        Kind::Bishop => Reach::Slide(&DIAGONAL),
+        Kind::Queen => Reach::Slide(&QUEEN),
+    }
+}
+
 /// A move as written in R-M2: `1:e2-1:e4`, `b7-b8=Q`, castling `1:e1-1:g1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
@@ -169,16 +195,9 @@ impl Position {
                 }
             }
         };
-        match piece.kind {
-            Kind::King => steps(&KING, &mut out),
-            Kind::Knight => steps(&KNIGHT, &mut out),
-            Kind::Pawn => steps(&[(-1, 1), (1, 1)], &mut out),
-            Kind::Rook => rays(&ORTHOGONAL, &mut out),
-            Kind::Bishop => rays(&DIAGONAL, &mut out),
-            Kind::Queen => {
-                rays(&ORTHOGONAL, &mut out);
-                rays(&DIAGONAL, &mut out);
-            }
+        match reach(piece.kind) {
+            Reach::Step(set) => steps(set, &mut out),
+            Reach::Slide(set) => rays(set, &mut out),
         }
         out
     }
@@ -337,46 +356,42 @@ impl Position {
                         }
                     }
                 }
-                for df in [-1, 1] {
+                for &(df, dr) in &PAWN_CAPTURES {
                     if let Some(sq) = from
-                        .offset(df, 1, ctx)
+                        .offset(df, dr, ctx)
                         .filter(|&s| self.at(s).is_some_and(|p| p.owner != seat))
                     {
                         out.push(sq);
                     }
                 }
             }
-            Kind::King | Kind::Knight => {
-                let set = if piece.kind == Kind::King { &KING } else { &KNIGHT };
-                out.extend(
-                    set.iter()
-                        .filter_map(|&(f, r)| from.offset(f, r, ctx))
-                        .filter(|&s| free_or_enemy(s)),
-                );
-                if piece.kind == Kind::King {
-                    out.extend(self.castlings(from, seat));
+            kind => match reach(kind) {
+                Reach::Step(set) => {
+                    out.extend(
+                        set.iter()
+                            .filter_map(|&(f, r)| from.offset(f, r, ctx))
+                            .filter(|&s| free_or_enemy(s)),
+                    );
+                    if kind == Kind::King {
+                        out.extend(self.castlings(from, seat));
+                    }
                 }
-            }
-            kind => {
-                let dirs: &[Dir] = match kind {
-                    Kind::Rook => &ORTHOGONAL,
-                    Kind::Bishop => &DIAGONAL,
-                    _ => &QUEEN,
-                };
-                for &(f, r) in dirs {
-                    for next in ray(from, |s: Square| s.offset(f, r, ctx)) {
-                        match self.at(next) {
-                            None => out.push(next),
-                            Some(p) => {
-                                if p.owner != seat {
-                                    out.push(next);
+                Reach::Slide(dirs) => {
+                    for &(f, r) in dirs {
+                        for next in ray(from, |s: Square| s.offset(f, r, ctx)) {
+                            match self.at(next) {
+                                None => out.push(next),
+                                Some(p) => {
+                                    if p.owner != seat {
+                                        out.push(next);
+                                    }
+                                    break;
                                 }
-                                break;
                             }
                         }
                     }
                 }
-            }
+            },
         }
         out
     }
