@@ -1324,7 +1324,19 @@ fn no_damaged_file_makes_merge_panic() {
         std::fs::write(m.join("games/game-00001.jsonl"), bytes).unwrap();
         check(what);
     }
-    std::fs::write(m.join("games/game-00001.jsonl"), &original).unwrap();
+    // A pipe under a record's name would hang any reader that opened it; a directory
+    // cannot be read at all.
+    let record = m.join("games/game-00001.jsonl");
+    std::fs::remove_file(&record).unwrap();
+    nix::unistd::mkfifo(&record, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let run = referee(dir, &words(&["merge", "m"]));
+    assert_usage_error(&run, "a FIFO", "not a regular file");
+    std::fs::remove_file(&record).unwrap();
+    std::fs::create_dir(&record).unwrap();
+    let run = referee(dir, &words(&["merge", "m"]));
+    assert_usage_error(&run, "a directory", "not a regular file");
+    std::fs::remove_dir(&record).unwrap();
+    std::fs::write(&record, &original).unwrap();
     let definition = read_json(&t.join("tournament.json"));
     type Edit = Box<dyn Fn(&mut Value)>;
     let edits: Vec<(&str, Edit)> = vec![

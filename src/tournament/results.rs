@@ -151,6 +151,9 @@ pub enum RecordProblem {
         /// Games in the schedule.
         games: usize,
     },
+    /// A record's name on something that is not a file (a pipe would hang a reader).
+    #[error("not a regular file")]
+    NotAFile,
 }
 
 /// How a start state is named in a problem: the state, or the start position.
@@ -200,6 +203,13 @@ pub(super) fn scan_records(dir: &Path, schedule: &[Scheduled]) -> Result<BTreeSe
             .and_then(|n| n.to_str())
             .and_then(record_index)
             .filter(|&i| i < schedule.len());
+        // Followed like any reader would: a link to a record is one, a FIFO is not.
+        if index.is_some() && !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            return Err(TournamentError::Record {
+                path,
+                problem: RecordProblem::NotAFile,
+            });
+        }
         match index {
             Some(i) => {
                 found.insert(i);
