@@ -62,29 +62,22 @@ pub fn kill_all_agents() {
 /// (a child subreaper on Linux, see `AgentProcess::spawn`). A child counts as escaped
 /// when it is not the leader of a live agent, and is in neither this process's group
 /// nor a live agent's group: this process starts no other children in groups of their
-/// own. An escaped child that leads a group takes its group with it. The list lock is
-/// held throughout, so an agent being spawned is never mistaken for one. Linux only
-/// (it reads `/proc`); elsewhere it finds nothing.
+/// own. An escaped child that leads a group takes its group with it. Linux only (it
+/// reads `/proc`); elsewhere it finds nothing.
+///
+/// `/proc` is read without the list lock, which is taken only to sort out what was
+/// found: spawns elsewhere do not wait for the scan. That is still exact, because an
+/// agent is registered under the lock before its spawner lets go of it, so any agent
+/// whose process the scan saw is in the list by the time the lock is held here.
 pub(crate) fn kill_escaped_children() -> Vec<i32> {
-    let groups = live_groups();
-    let me = i32::try_from(std::process::id()).expect("pid fits in pid_t");
-    let own_group = nix::unistd::getpgrp().as_raw();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
+    let candidates = orphaned_children();
+    if candidates.is_empty() {
         return Vec::new();
-    };
+    }
+    let groups = live_groups();
     let mut killed = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
-            continue;
-        };
-        // The process may be gone already; then there is nothing to do.
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some((ppid, pgrp)) = parent_and_group(&stat) else {
-            continue;
-        };
-        if ppid != me || pgrp == own_group || groups.contains(&pgrp) || groups.contains(&pid) {
+    for (pid, pgrp) in candidates {
+        if groups.contains(&pgrp) || groups.contains(&pid) {
             continue;
         }
         if pgrp == pid {
@@ -94,6 +87,36 @@ pub(crate) fn kill_escaped_children() -> Vec<i32> {
         killed.push(pid);
     }
     killed
+}
+
+/// The children of this process outside its own process group, as (pid, group).
+fn orphaned_children() -> Vec<(i32, i32)> {
+    let me = i32::try_from(std::process::id()).expect("pid fits in pid_t");
+    let own_group = nix::unistd::getpgrp().as_raw();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut path = String::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        path.clear();
+        path.push_str("/proc/");
+        path.push_str(name.to_str().unwrap_or_default());
+        path.push_str("/stat");
+        // The process may be gone already; then there is nothing to do.
+        let Ok(stat) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        match parent_and_group(&stat) {
+            Some((ppid, pgrp)) if ppid == me && pgrp != own_group => found.push((pid, pgrp)),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The parent pid and process group of a `/proc/<pid>/stat` line. The command name
