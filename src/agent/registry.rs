@@ -98,6 +98,7 @@ fn orphaned_children() -> Vec<(i32, i32)> {
     };
     let mut found = Vec::new();
     let mut path = String::new();
+    let mut stat = [0u8; 1024];
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
@@ -107,11 +108,14 @@ fn orphaned_children() -> Vec<(i32, i32)> {
         path.push_str("/proc/");
         path.push_str(name.to_str().unwrap_or_default());
         path.push_str("/stat");
-        // The process may be gone already; then there is nothing to do.
-        let Ok(stat) = std::fs::read_to_string(&path) else {
+        // One open and one read into a buffer: the scan reads every process on the
+        // machine, and `read_to_string` would add a `statx` and a second read to
+        // each. The process may be gone already; then there is nothing to do.
+        let Ok(n) = std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut stat))
+        else {
             continue;
         };
-        match parent_and_group(&stat) {
+        match parent_and_group(&stat[..n]) {
             Some((ppid, pgrp)) if ppid == me && pgrp != own_group => found.push((pid, pgrp)),
             _ => {}
         }
@@ -120,9 +124,11 @@ fn orphaned_children() -> Vec<(i32, i32)> {
 }
 
 /// The parent pid and process group of a `/proc/<pid>/stat` line. The command name
-/// in parentheses may hold anything, so the fields are read after its last `)`.
-fn parent_and_group(stat: &str) -> Option<(i32, i32)> {
-    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+/// in parentheses may hold anything, not even UTF-8, so the fields are read after
+/// its last `)`, and only they need be text.
+fn parent_and_group(stat: &[u8]) -> Option<(i32, i32)> {
+    let after = stat.iter().rposition(|&b| b == b')')? + 1;
+    let mut fields = std::str::from_utf8(stat.get(after..)?).ok()?.split_whitespace();
     let _state = fields.next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgrp = fields.next()?.parse().ok()?;
@@ -140,5 +146,17 @@ pub fn process_group_alive(pgid: i32) -> bool {
         // The group exists but belongs to someone we may not signal.
         Err(Errno::EPERM) => true,
         Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parent_and_group;
+
+    #[test]
+    fn a_stat_line_is_read_after_the_last_parenthesis_whatever_the_name() {
+        let line = b"4242 (a) b\xff) c) S 17 4242 17 0 -1 4194560 99 0 0 0";
+        assert_eq!(parent_and_group(line), Some((17, 4242)));
+        assert_eq!(parent_and_group(b"4242 (cut"), None);
     }
 }

@@ -295,7 +295,7 @@ impl Workload {
                 memory_games: 16,
                 sandbox_runs: 9,
                 fixed_lengths: &[100, 300, 1000, 3000],
-                fixed_runs: 5,
+                fixed_runs: 9,
             }
         }
     }
