@@ -102,7 +102,12 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
                 .map(|(plies, options, record)| {
                     let config = replay_config(exe, dir, game, options, seats, record, isolation);
                     let runs = (0..work.fixed_runs.max(1))
-                        .map(|_| timed(|| play_match(&config, &mut |_| {}).map(|_| ())))
+                        .map(|_| {
+                            let run = timed(|| play_match(&config, &mut |_| {}).map(|_| ()));
+                            // Each match creates its record anew.
+                            let _ = std::fs::remove_file(&config.record);
+                            run
+                        })
                         .collect::<std::io::Result<Vec<_>>>()?;
                     Ok(point(*plies, &runs))
                 })
@@ -185,6 +190,7 @@ fn kept_runs(config: &MatchConfig, seats: usize, runs: usize) -> std::io::Result
     let keep = vec![true; seats];
     let (first, mut kept) = play_match_keeping(config, Vec::new(), &keep, &mut |_| {});
     first.map_err(std::io::Error::other)?;
+    let _ = std::fs::remove_file(&config.record);
     let mut times = Vec::new();
     for _ in 0..runs.max(1) {
         let mut next = Vec::new();
@@ -193,6 +199,7 @@ fn kept_runs(config: &MatchConfig, seats: usize, runs: usize) -> std::io::Result
             next = back;
             played.map(|_| ())
         })?);
+        let _ = std::fs::remove_file(&config.record);
         kept = next;
     }
     for agent in kept.into_iter().flatten() {

@@ -13,8 +13,9 @@
 //!
 //! The rooms: `alloc` counts allocations, `cpus` pins the referee
 //! and its agents for each placement, `floor` is the pipe floor and the referee's
-//! own I/O path, `figures` holds what is measured and prints the table, and
-//! `sandbox` measures what the sandbox costs. This file plays and replays the games
+//! own I/O path, `figures` holds what is measured and prints the table,
+//! `sandbox` measures what the sandbox costs, and `fixed` (g) the fixed cost of a
+//! game and of a seat. This file plays and replays the games
 //! and runs the measurements in order.
 
 use std::path::{Path, PathBuf};
