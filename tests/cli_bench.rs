@@ -106,6 +106,52 @@ fn bench_measures_every_game_under_every_placement() {
         assert!(s["sandbox"].as_str().unwrap().starts_with("bubblewrap"), "{s}");
     }
     assert!(figures["cpus"].as_u64().unwrap() >= 1);
+    check_fixed_costs(&figures["fixed_costs"]);
+}
+
+/// The fixed costs: a fitted line per configuration with fresh and with kept agents,
+/// each through one point per game length, and the cost of a seat per game.
+fn check_fixed_costs(fixed: &Value) {
+    let lines = fixed["lines"].as_array().expect("fixed-cost lines");
+    for game in [
+        "telka players=2",
+        "telka players=4",
+        "multichess players=2",
+        "multichess players=8",
+    ] {
+        for agents in ["fresh", "kept"] {
+            let line = lines
+                .iter()
+                .find(|l| l["game"] == game && l["agents"] == agents)
+                .unwrap_or_else(|| panic!("no {game} {agents} line in {fixed}"));
+            let points = line["points"].as_array().unwrap();
+            assert_eq!(points.len(), 2, "{line}");
+            for p in points {
+                assert!(p[0].as_f64().unwrap() >= 1.0, "a game of no plies: {line}");
+                positive(&p[1], "a match's wall time");
+            }
+            for key in [
+                "wall_ms_per_game",
+                "wall_us_per_ply",
+                "cpu_ms_per_game",
+                "cpu_us_per_ply",
+            ] {
+                assert!(line[key].as_f64().is_some_and(f64::is_finite), "{key}: {line}");
+            }
+        }
+    }
+    let seats = fixed["seats"].as_array().expect("seat costs");
+    for (game, from, to) in [("telka", 2, 4), ("multichess", 2, 8)] {
+        for agents in ["fresh", "kept"] {
+            assert!(
+                seats.iter().any(|s| s["game"] == game
+                    && s["agents"] == agents
+                    && s["seats"][0] == from
+                    && s["seats"][1] == to),
+                "no seat cost of {game} {agents} in {fixed}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -130,6 +176,8 @@ fn bench_table_names_the_machine_and_the_floors() {
         "multichess players=8",
         "verify actions/s",
         "memory per concurrent match",
+        "per game (fitted)",
+        "per extra seat, telka 2→4 seats, fresh",
     ] {
         assert!(table.contains(needle), "no {needle:?} in:\n{table}");
     }

@@ -968,3 +968,55 @@ fn every_hostile_bot_forfeits_cleanly_in_a_tournament() {
         run.peak_kib
     );
 }
+
+/// At the end of a game every seat is told `quit` before any is waited for (so the
+/// seats exit side by side): four bots that each wait, after their `quit`, until all
+/// four have had theirs all get there, though the grace would let the referee wait
+/// for each in turn. Told one after another, the first would wait alone.
+#[test]
+fn every_seat_is_told_quit_before_any_is_waited_for() {
+    let dir = TempDir::new().unwrap();
+    let meet = dir.path().join("meet");
+    std::fs::create_dir(&meet).unwrap();
+    let bot = bot_command::<&str>("quit_together.sh", &[]);
+    let mut args: Vec<String> = [
+        "match",
+        "--game",
+        "telka",
+        "-o",
+        "players=4",
+        "-o",
+        "max-plies=8",
+        "-q",
+    ]
+    .map(String::from)
+    .into();
+    for _ in 0..4 {
+        args.extend(["--agent".to_string(), bot.clone()]);
+    }
+    args.extend(
+        [
+            "--sandbox",
+            "none",
+            "--quit-grace",
+            "120",
+            "--env",
+            &format!("REFEREE={}", exe()),
+            "--env",
+            &format!("MEET={}", meet.display()),
+            "--env",
+            "SEATS=4",
+            "--record",
+        ]
+        .map(String::from),
+    );
+    args.push(dir.path().join("r.jsonl").to_string_lossy().into_owned());
+    let run = run_referee(dir.path(), &args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let met = std::fs::read_dir(&meet)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("met."))
+        .count();
+    assert_eq!(met, 4, "seats that saw all four told quit");
+}

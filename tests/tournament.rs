@@ -1696,3 +1696,46 @@ fn a_shared_directory_of_another_tournament_is_refused_and_nothing_changes() {
         "{err}"
     );
 }
+
+/// A tournament counts each game from the match that played it, not from reading its
+/// record back; what it counts must still be exactly what the records say. `merge` of
+/// the directory reads every record (as a resume does), so its summary must equal the
+/// run's own: forfeits, plies, places and repeated games (from the fingerprints).
+#[test]
+fn the_results_counted_from_the_matches_are_what_the_records_say() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crasher = shell_words::join([
+        "sh".to_string(),
+        manifest_path("fixtures/tournament/crash_on_go.sh")
+            .to_string_lossy()
+            .into_owned(),
+    ]);
+    let args = words(&[
+        "--game",
+        "telka",
+        "-o",
+        "max-plies=40",
+        "--agent",
+        &spec("one", &agent_cmd("random", 1), &[]),
+        "--agent",
+        &spec("two", &agent_cmd("random", 2), &[]),
+        "--agent",
+        &spec("crasher", &crasher, &[]),
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+    ]);
+    let live = tournament(tmp.path(), "t", &args);
+    let summary = parse(&live);
+    assert_eq!(summary["finished"], 12, "{summary}");
+    assert_eq!(standing(&summary, "crasher")["crashes"], 8, "{summary}");
+    // Fixed seeds and no opening: each seating of one and two is played twice alike.
+    assert!(summary["repeated"].as_u64().unwrap() >= 2, "{summary}");
+    let merged = referee(tmp.path(), &words(&["merge", "--json", "t"]));
+    assert_eq!(merged.code, 0, "{}", merged.stderr);
+    assert_eq!(
+        merged.stdout, live,
+        "the records say otherwise than the run counted"
+    );
+}

@@ -6,6 +6,7 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStderr, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,7 @@ use nix::unistd::Pid;
 use super::capped_log::CappedLog;
 use super::lines::Output;
 use super::registry::{pgid_of, spawn_registered, unregister};
-use super::stop::{reap_escaped, reap_group, Ending, Stopped, TICK};
+use super::stop::{await_exit, reap_escaped, reap_group, reap_sandbox_init, Ending, Stopped};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT};
 
 /// How often [`AgentProcess::recv`] looks whether the agent has exited.
@@ -60,9 +61,12 @@ pub struct AgentProcess {
     /// The agent's last line came within [`SPIN`] of the message before it: the next
     /// wait checks for its answer before sleeping.
     quick: bool,
-    stderr_thread: Option<JoinHandle<()>>,
+    /// The thread draining stderr, and the channel whose end it drops when done.
+    stderr_thread: Option<(JoinHandle<()>, Receiver<()>)>,
     /// Whether the agent runs in a sandbox (then nothing of it can escape).
     sandboxed: bool,
+    /// The read end of the sandbox's `--info-fd`, which names its first process.
+    sandbox_info: Option<File>,
     /// What the first shutdown found; a later one reports the same.
     stopped: Option<Stopped>,
 }
@@ -126,14 +130,18 @@ impl AgentProcess {
             )?),
         };
 
-        let mut command = command_for(spec, &argv)?;
+        let (mut command, info) = command_for(spec, &argv)?;
         become_subreaper();
         seal_inherited_fds();
         let child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
             command: spec.command.clone(),
             source,
         })?;
-        AgentProcess::connect(child, spec, log)
+        // The write end is the sandbox's alone now.
+        let info = info.map(|(read, _write)| File::from(read));
+        let mut agent = AgentProcess::connect(child, spec, log)?;
+        agent.sandbox_info = info;
+        Ok(agent)
     }
 
     /// Takes over a just-spawned `child`: its pipes made ready (stdin non-blocking,
@@ -158,6 +166,7 @@ impl AgentProcess {
             quick: false,
             stderr_thread: None,
             sandboxed: spec.sandbox.is_some(),
+            sandbox_info: None,
             stopped: None,
         };
         let setup = |source| AgentError::Setup {
@@ -171,11 +180,15 @@ impl AgentProcess {
             agent.output = Output::new(stdout).map_err(setup)?;
         }
         if let Some(stderr) = stderr {
+            let (done, finished) = mpsc::channel::<()>();
             let handle = thread::Builder::new()
                 .name(format!("agent-{pgid}-stderr"))
-                .spawn(move || drain_stderr(stderr, log))
+                .spawn(move || {
+                    drain_stderr(stderr, log);
+                    drop(done);
+                })
                 .map_err(setup)?;
-            agent.stderr_thread = Some(handle);
+            agent.stderr_thread = Some((handle, finished));
         }
         Ok(agent)
     }
@@ -335,13 +348,8 @@ impl AgentProcess {
         self.input = Input::Closed;
         let group = Pid::from_raw(self.pgid);
         let _ = killpg(group, Signal::SIGTERM);
-        let until = Instant::now() + grace;
-        let mut exited = self.exit_status();
-        while exited.is_none() && Instant::now() < until {
-            thread::sleep(TICK);
-            exited = self.exit_status();
-        }
-        let ending = exited.map_or(Ending::Killed, Ending::Exited);
+        self.await_exit(Instant::now() + grace);
+        let ending = self.exit_status().map_or(Ending::Killed, Ending::Exited);
         // Also when the agent exited in time: descendants may have ignored the TERM.
         let _ = killpg(group, Signal::SIGKILL);
         // By pid too, in case the agent moved itself out of its group.
@@ -352,25 +360,51 @@ impl AgentProcess {
         // Descendants that left the group are this process's children by now (it is a
         // subreaper): without this they would outlive the referee, and hold the
         // agent's pipes open.
-        let escaped = reap_escaped(Instant::now() + REAP_LIMIT);
-        // A sandbox's own first process leaves the group (bubblewrap starts it in a
-        // session of its own) and is found orphaned here; every process of the bot's
-        // is inside its PID namespace, which dies with it, so none of them escaped.
-        let escaped = if self.sandboxed { Vec::new() } else { escaped };
+        let escaped = self.reap_descendants();
         // The log is complete once the drain thread has seen the end of stderr; a
         // descendant that escaped the group may hold it open, so do not wait forever.
-        if let Some(handle) = self.stderr_thread.take() {
-            let until = Instant::now() + REAP_LIMIT;
-            while !handle.is_finished() && Instant::now() < until {
-                thread::sleep(TICK);
-            }
-            if handle.is_finished() {
+        if let Some((handle, done)) = self.stderr_thread.take() {
+            // The thread drops its end when it returns: a disconnection, not a sleep,
+            // tells this wait that the log is complete.
+            if let Err(RecvTimeoutError::Disconnected) = done.recv_timeout(REAP_LIMIT) {
                 let _ = handle.join();
             }
         }
         let stopped = Stopped { ending, escaped };
         self.stopped = Some(stopped.clone());
         stopped
+    }
+
+    /// Reaps what the agent left behind that became this process's children, and says
+    /// which of them escaped (see [`Stopped::escaped`]).
+    ///
+    /// A sandbox's own first process leaves the group (bubblewrap starts it in a
+    /// session of its own), and when bubblewrap is killed before it, it is orphaned
+    /// here; every process of the bot's is inside its PID namespace, which dies with
+    /// that first process, so none of them escaped. Its pid comes from bubblewrap's
+    /// `--info-fd`: it alone is waited for, and `/proc` is not scanned. Only when that
+    /// pid is unknown (bubblewrap died before telling it) does the scan run, and
+    /// finds the first process if it is there.
+    fn reap_descendants(&mut self) -> Vec<i32> {
+        let until = Instant::now() + REAP_LIMIT;
+        if let Some(info) = self.sandbox_info.as_mut() {
+            if reap_sandbox_init(info, until) {
+                return Vec::new();
+            }
+        }
+        let escaped = reap_escaped(until);
+        if self.sandboxed {
+            Vec::new()
+        } else {
+            escaped
+        }
+    }
+
+    /// Waits until the agent has exited or `until` has passed, without reaping it
+    /// (see [`exit_status`](Self::exit_status)).
+    pub fn await_exit(&mut self, until: Instant) {
+        let pid = self.child.id();
+        await_exit(pid, until, || self.exit_status().is_some());
     }
 
     /// The agent's exit status if it has exited, without waiting.
@@ -445,7 +479,7 @@ fn seal_inherited_fds() {
 }
 
 /// Makes this process adopt orphaned descendants, once (Linux only; elsewhere a no-op).
-fn become_subreaper() {
+pub(super) fn become_subreaper() {
     #[cfg(target_os = "linux")]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
@@ -457,9 +491,28 @@ fn become_subreaper() {
     }
 }
 
-/// Puts the write end of the agent's stdin pipe in non-blocking mode.
-fn set_nonblocking(stdin: &ChildStdin) -> io::Result<()> {
-    let fd = stdin.as_raw_fd();
+/// The pipe of a sandbox's `--info-fd`: read end, write end.
+pub(super) type InfoPipe = (std::os::fd::OwnedFd, std::os::fd::OwnedFd);
+
+/// A pipe for bubblewrap's `--info-fd`: close-on-exec both ends (the child that gets
+/// the write end clears it with [`inherit_fd`]), the read end non-blocking, so that
+/// reading it after bubblewrap is gone takes what it wrote and never waits.
+pub(super) fn info_pipe() -> io::Result<InfoPipe> {
+    let pipe = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    set_nonblocking(&pipe.0)?;
+    Ok(pipe)
+}
+
+/// In the child before `exec`: keeps `fd` open across it (a plain `fcntl`, which is
+/// async-signal-safe); other children never see it, it is close-on-exec in the parent.
+pub(super) fn inherit_fd(fd: i32) -> io::Result<()> {
+    fcntl(fd, FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty())).map_err(io::Error::from)?;
+    Ok(())
+}
+
+/// Puts a pipe end (the agent's stdin, a sandbox's info) in non-blocking mode.
+fn set_nonblocking(pipe: &impl AsRawFd) -> io::Result<()> {
+    let fd = pipe.as_raw_fd();
     let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
     fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
     Ok(())
@@ -521,10 +574,14 @@ fn drain_stderr(mut stderr: ChildStderr, log: Option<File>) {
 /// The command that starts `spec`'s agent (`argv` is its command split into words):
 /// inside the sandbox or plainly in its directory, with piped stdio, its own process
 /// group, only the environment it was given, and its limits applied in the child.
-fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError> {
+///
+/// A sandboxed agent's command also gets the pipe whose write end bubblewrap's
+/// `--info-fd` writes the pid of the sandbox's first process to (read end first).
+fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<(Command, Option<InfoPipe>), AgentError> {
     let Some((program, args)) = argv.split_first() else {
         return Err(AgentError::BadCommand("the command is empty".to_string()));
     };
+    let mut info: Option<InfoPipe> = None;
     let mut command = match &spec.sandbox {
         Some(sandbox) => {
             let path = spec
@@ -542,9 +599,18 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError>
                     path,
                 });
             }
+            let pipe = info_pipe().map_err(|source| AgentError::Spawn {
+                command: spec.command.clone(),
+                source,
+            })?;
             let mut command = Command::new(sandbox.program());
             // The sandbox sets the agent's directory; bubblewrap itself holds none.
-            command.args(sandbox.argv(argv, path)).current_dir("/");
+            command
+                .arg("--info-fd")
+                .arg(pipe.1.as_raw_fd().to_string())
+                .args(sandbox.argv(argv, path))
+                .current_dir("/");
+            info = Some(pipe);
             command
         }
         None => {
@@ -571,10 +637,16 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError>
     // here as well could kill bubblewrap between creating the sandbox and
     // releasing it, leaving the sandbox's first process blocked for ever.
     let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
+    let inherit = info.as_ref().map(|(_, write)| write.as_raw_fd());
     unsafe {
-        command.pre_exec(move || restrict(limits, referee));
+        command.pre_exec(move || {
+            if let Some(fd) = inherit {
+                inherit_fd(fd)?;
+            }
+            restrict(limits, referee)
+        });
     }
-    Ok(command)
+    Ok((command, info))
 }
 
 #[cfg(test)]

@@ -62,29 +62,22 @@ pub fn kill_all_agents() {
 /// (a child subreaper on Linux, see `AgentProcess::spawn`). A child counts as escaped
 /// when it is not the leader of a live agent, and is in neither this process's group
 /// nor a live agent's group: this process starts no other children in groups of their
-/// own. An escaped child that leads a group takes its group with it. The list lock is
-/// held throughout, so an agent being spawned is never mistaken for one. Linux only
-/// (it reads `/proc`); elsewhere it finds nothing.
+/// own. An escaped child that leads a group takes its group with it. Linux only (it
+/// reads `/proc`); elsewhere it finds nothing.
+///
+/// `/proc` is read without the list lock, which is taken only to sort out what was
+/// found: spawns elsewhere do not wait for the scan. That is still exact, because an
+/// agent is registered under the lock before its spawner lets go of it, so any agent
+/// whose process the scan saw is in the list by the time the lock is held here.
 pub(crate) fn kill_escaped_children() -> Vec<i32> {
-    let groups = live_groups();
-    let me = i32::try_from(std::process::id()).expect("pid fits in pid_t");
-    let own_group = nix::unistd::getpgrp().as_raw();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
+    let candidates = orphaned_children();
+    if candidates.is_empty() {
         return Vec::new();
-    };
+    }
+    let groups = live_groups();
     let mut killed = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
-            continue;
-        };
-        // The process may be gone already; then there is nothing to do.
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some((ppid, pgrp)) = parent_and_group(&stat) else {
-            continue;
-        };
-        if ppid != me || pgrp == own_group || groups.contains(&pgrp) || groups.contains(&pid) {
+    for (pid, pgrp) in candidates {
+        if groups.contains(&pgrp) || groups.contains(&pid) {
             continue;
         }
         if pgrp == pid {
@@ -96,10 +89,46 @@ pub(crate) fn kill_escaped_children() -> Vec<i32> {
     killed
 }
 
+/// The children of this process outside its own process group, as (pid, group).
+fn orphaned_children() -> Vec<(i32, i32)> {
+    let me = i32::try_from(std::process::id()).expect("pid fits in pid_t");
+    let own_group = nix::unistd::getpgrp().as_raw();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut path = String::new();
+    let mut stat = [0u8; 1024];
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        path.clear();
+        path.push_str("/proc/");
+        path.push_str(name.to_str().unwrap_or_default());
+        path.push_str("/stat");
+        // One open and one read into a buffer: the scan reads every process on the
+        // machine, and `read_to_string` would add a `statx` and a second read to
+        // each. The process may be gone already; then there is nothing to do.
+        let Ok(n) = std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut stat))
+        else {
+            continue;
+        };
+        match parent_and_group(&stat[..n]) {
+            Some((ppid, pgrp)) if ppid == me && pgrp != own_group => found.push((pid, pgrp)),
+            _ => {}
+        }
+    }
+    found
+}
+
 /// The parent pid and process group of a `/proc/<pid>/stat` line. The command name
-/// in parentheses may hold anything, so the fields are read after its last `)`.
-fn parent_and_group(stat: &str) -> Option<(i32, i32)> {
-    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_whitespace();
+/// in parentheses may hold anything, not even UTF-8, so the fields are read after
+/// its last `)`, and only they need be text.
+fn parent_and_group(stat: &[u8]) -> Option<(i32, i32)> {
+    let after = stat.iter().rposition(|&b| b == b')')? + 1;
+    let mut fields = std::str::from_utf8(stat.get(after..)?).ok()?.split_whitespace();
     let _state = fields.next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgrp = fields.next()?.parse().ok()?;
@@ -117,5 +146,17 @@ pub fn process_group_alive(pgid: i32) -> bool {
         // The group exists but belongs to someone we may not signal.
         Err(Errno::EPERM) => true,
         Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parent_and_group;
+
+    #[test]
+    fn a_stat_line_is_read_after_the_last_parenthesis_whatever_the_name() {
+        let line = b"4242 (a) b\xff) c) S 17 4242 17 0 -1 4194560 99 0 0 0";
+        assert_eq!(parent_and_group(line), Some((17, 4242)));
+        assert_eq!(parent_and_group(b"4242 (cut"), None);
     }
 }

@@ -132,14 +132,7 @@ fn probe() -> Result<Arc<Bubblewrap>, String> {
         let sandbox = Sandbox::new(Arc::new(bwrap.clone()), Hidden::default(), false, None);
         let path_env = std::env::var("PATH").unwrap_or_default();
         let argv = sandbox.argv(&["true".to_string()], &path_env);
-        let out = Command::new(&path)
-            .args(&argv)
-            .env_clear()
-            .env("PATH", &path_env)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output();
+        let out = run_probe(&path, &argv, &path_env);
         match out {
             Ok(o) if o.status.success() => return Ok(Arc::new(bwrap)),
             Ok(o) => {
@@ -153,6 +146,40 @@ fn probe() -> Result<Arc<Bubblewrap>, String> {
         }
     }
     Err(format!("bubblewrap cannot create a sandbox here: {last}"))
+}
+
+/// Runs bubblewrap with `argv` to completion, as an agent's sandbox would start.
+///
+/// bubblewrap may exit before the sandbox's first process, which is then orphaned:
+/// to this process, made a subreaper first, because an init that does not reap (as
+/// in some containers) would keep it a zombie for ever. Its pid, from `--info-fd`,
+/// is reaped here, as an agent's is at its shutdown.
+fn run_probe(path: &Path, argv: &[OsString], path_env: &str) -> std::io::Result<std::process::Output> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    super::process::become_subreaper();
+    let (read, write) = super::process::info_pipe()?;
+    let fd = write.as_raw_fd();
+    let mut command = Command::new(path);
+    command
+        .arg("--info-fd")
+        .arg(fd.to_string())
+        .args(argv)
+        .env_clear()
+        .env("PATH", path_env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: the closure only makes one `fcntl` call, async-signal-safe, and
+    // allocates nothing.
+    unsafe {
+        command.pre_exec(move || super::process::inherit_fd(fd));
+    }
+    let out = command.output();
+    drop(write);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    super::stop::reap_sandbox_init(&mut std::fs::File::from(read), until);
+    out
 }
 
 /// The first executable `name` on the referee's `PATH`.

@@ -4,18 +4,67 @@
 //! descendants are found orphaned, killed and reaped. The outcome says so, so that
 //! the match loop can record it rather than the referee tidying up in silence.
 
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::process::ExitStatus;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use super::registry::kill_escaped_children;
 
-/// Pause between checks while waiting for a process to exit.
+/// Pause between checks while waiting for a process to exit, where the kernel offers
+/// no pidfd (before Linux 5.3, other Unixes).
 pub(super) const TICK: Duration = Duration::from_millis(5);
+
+/// Waits until the child `pid` has exited (it stays a zombie: nothing is reaped), or
+/// until `until`. `exited` says whether it has; it is asked again after each wait.
+///
+/// A pidfd becomes readable the moment the process exits, so an agent that quits at
+/// once costs one `poll` rather than a 5 ms sleep; without one, this sleeps by [`TICK`].
+pub(super) fn await_exit(pid: u32, until: Instant, mut exited: impl FnMut() -> bool) {
+    if exited() {
+        return;
+    }
+    let Some(pidfd) = pidfd_open(pid) else {
+        while !exited() && Instant::now() < until {
+            thread::sleep(TICK);
+        }
+        return;
+    };
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [PollFd::new(pidfd.as_fd(), PollFlags::POLLIN)];
+        // A wait longer than `u16::MAX` ms is split: the loop comes back here.
+        let ready = matches!(poll(&mut fds, PollTimeout::from(millis)), Ok(n) if n > 0);
+        if exited() || (!ready && left.is_zero()) {
+            return;
+        }
+    }
+}
+
+/// A pidfd for the child `pid` (Linux 5.3 and later), `None` where there is none.
+fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        let pid = libc::pid_t::try_from(pid).ok()?;
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1;
+        // it touches no memory of ours.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+        // SAFETY: the kernel just returned this descriptor, and nothing else owns it.
+        Some(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
 
 /// What [`AgentProcess::shutdown`](super::AgentProcess::shutdown) found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +108,40 @@ pub(super) fn reap_group(pgid: i32, until: Instant) {
             Err(_) => return,
         }
     }
+}
+
+/// Reaps a sandbox's first process if it became this process's child, waiting for it
+/// up to `until`, given the read end of bubblewrap's `--info-fd` (non-blocking).
+/// Returns false when the pid is not known (bubblewrap did not say it before it died):
+/// then the caller must look for it another way.
+///
+/// It is waited for only while it is a child of this process: bubblewrap reaps it
+/// when it exits first, so "no such child" means there is nothing to reap.
+pub(super) fn reap_sandbox_init(info: &mut impl std::io::Read, until: Instant) -> bool {
+    let mut text = Vec::new();
+    // What bubblewrap wrote is in the pipe; a writer still there gives no end of file.
+    let _ = info.read_to_end(&mut text);
+    let Some(pid) = child_pid(&text) else {
+        return false;
+    };
+    let gone = || {
+        !matches!(
+            waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
+            Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
+        )
+    };
+    // It was killed with bubblewrap (`--die-with-parent`): the wait is its death.
+    await_exit(pid.unsigned_abs(), until, gone);
+    true
+}
+
+/// The `"child-pid"` member of bubblewrap's `--info-fd` JSON.
+fn child_pid(info: &[u8]) -> Option<i32> {
+    let text = std::str::from_utf8(info).ok()?;
+    let rest = &text[text.find("\"child-pid\"")? + "\"child-pid\"".len()..];
+    let digits = rest.trim_start_matches([' ', ':', '\t', '\n']);
+    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    digits[..end].parse().ok().filter(|&pid| pid > 0)
 }
 
 /// Kills and reaps the children that escaped an agent's process group, again and again

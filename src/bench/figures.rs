@@ -82,6 +82,8 @@ pub struct Figures {
     pub kib_per_concurrent_game: f64,
     /// What the sandbox costs, where agents can be sandboxed here.
     pub sandbox: Option<sandbox::SandboxFigures>,
+    /// The fixed cost of a game and of a seat (whole matches fitted against plies).
+    pub fixed_costs: super::fixed::FixedCosts,
 }
 
 impl Figures {
@@ -102,6 +104,7 @@ impl Figures {
         self.per_action(&mut t);
         self.per_game(&mut t);
         self.memory_and_sandbox(&mut t);
+        self.fixed_costs.table(&mut t);
         // Centred headings leave trailing blanks; the table is pasted into documents.
         t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
     }

@@ -13,8 +13,9 @@
 //!
 //! The rooms: `alloc` counts allocations, `cpus` pins the referee
 //! and its agents for each placement, `floor` is the pipe floor and the referee's
-//! own I/O path, `figures` holds what is measured and prints the table, and
-//! `sandbox` measures what the sandbox costs. This file plays and replays the games
+//! own I/O path, `figures` holds what is measured and prints the table,
+//! `sandbox` measures what the sandbox costs, and `fixed` (g) the fixed cost of a
+//! game and of a seat. This file plays and replays the games
 //! and runs the measurements in order.
 
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ use crate::rng::Rng;
 mod alloc;
 mod cpus;
 mod figures;
+mod fixed;
 mod floor;
 mod sandbox;
 
@@ -37,6 +39,7 @@ pub use self::alloc::{thread_allocations, CountingAlloc};
 pub use cpus::Placement;
 use cpus::{thread_cpu_time, Cpus, Pin};
 pub use figures::{Figures, GameFigures, GameTiming, Timing};
+pub use fixed::{FixedCost, FixedCosts, SeatCost};
 use floor::{io_path_round_trip, Cat, BATCHES};
 
 /// The configurations measured: every game, with its seat counts.
@@ -257,6 +260,10 @@ struct Workload {
     memory_games: usize,
     /// Agent starts, and replays, timed each way for the sandbox's figures.
     sandbox_runs: usize,
+    /// The ply limits of the games whose whole matches are fitted (see [`fixed`]).
+    fixed_lengths: &'static [u32],
+    /// Whole matches per game length and agent mode (their median is fitted).
+    fixed_runs: usize,
 }
 
 impl Workload {
@@ -273,6 +280,8 @@ impl Workload {
                 verify_pass: Duration::from_millis(5),
                 memory_games: 2,
                 sandbox_runs: 1,
+                fixed_lengths: &[10, 30],
+                fixed_runs: 1,
             }
         } else {
             Workload {
@@ -286,6 +295,8 @@ impl Workload {
                 verify_pass: Duration::from_millis(100),
                 memory_games: 16,
                 sandbox_runs: 9,
+                fixed_lengths: &[100, 300, 1000, 3000],
+                fixed_runs: 9,
             }
         }
     }
@@ -336,7 +347,9 @@ fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::R
         c.restore();
     }
     verified?;
+    let fixed_costs = fixed::measure(exe, dir, work, only)?;
     Ok(Figures {
+        fixed_costs,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         cpu_model: cpu_model(),
         timings,

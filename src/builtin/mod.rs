@@ -121,7 +121,8 @@ pub fn replay_script(lines: &[Line], seats: usize) -> Vec<VecDeque<String>> {
 }
 
 /// Runs the replay agent: it answers each `go` with its seat's next action from
-/// `script` (see [`replay_script`]) and `none` once the script is used up, or at once
+/// `script` (see [`replay_script`]), from its start in every game, and `none` once the
+/// script is used up, or at once
 /// when the game is not the recorded one (`game` with `options`), which it also says on
 /// stderr.
 ///
@@ -131,11 +132,14 @@ pub fn replay_script(lines: &[Line], seats: usize) -> Vec<VecDeque<String>> {
 pub fn run_replay(
     game: GameId,
     options: &Options,
-    mut script: Vec<VecDeque<String>>,
+    script: Vec<VecDeque<String>>,
     input: impl BufRead,
     output: impl Write,
 ) -> io::Result<()> {
     let mut warned = false;
+    // Each game replays the record from its start: a kept agent (protocol.md §1.3)
+    // plays it again at every `newgame`.
+    let mut playing = (0, Vec::new());
     converse("replay", false, input, output, |assignment, _, _| {
         if assignment.game != game || assignment.options != *options {
             if !warned {
@@ -147,7 +151,10 @@ pub fn run_replay(
             }
             return None;
         }
-        script.get_mut(assignment.seat.wrapping_sub(1))?.pop_front()
+        if playing.0 != assignment.number {
+            playing = (assignment.number, script.clone());
+        }
+        playing.1.get_mut(assignment.seat.wrapping_sub(1))?.pop_front()
     })
 }
 

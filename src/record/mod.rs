@@ -24,7 +24,9 @@ mod timing;
 mod writer;
 
 pub use chain::{chain_hash, hex, salted_digest, seal, unseal};
-pub use replay::{check_file, replay, replay_file, seat_histories, start_game, step, RecordError, Replay};
+pub use replay::{
+    check_file, read_unchecked, replay, replay_file, seat_histories, start_game, step, RecordError, Replay,
+};
 pub use writer::{write_whole, Durability, RecordWriter};
 
 /// The record format version this referee writes and reads.

@@ -58,6 +58,8 @@ pub(super) struct Match<'c> {
     pub(super) keep: Vec<bool>,
     /// The seats whose agent never got ready for the game, with why.
     pub(super) unready: Vec<(Seat, String)>,
+    /// The actions and forfeits recorded so far, for the report.
+    pub(super) moves: Vec<super::Move>,
 }
 
 impl Match<'_> {
@@ -268,12 +270,26 @@ impl Match<'_> {
         // The agents are stopped before the result is written, so that it can say
         // what stopping them found. A referee killed in between leaves a game over
         // without a result, which `--resume` finishes.
-        for (i, (slot, escaped)) in self.sessions.iter_mut().zip(&mut self.escaped).enumerate() {
+        // Every seat is told first and then waited for: the agents exit side by side,
+        // and the game costs one exit, not one per seat. Each has the grace from
+        // when it was told, so one slow to take its `quit` shortens no other's.
+        let grace = self.config.quit_grace;
+        let mut deadlines = vec![None; self.sessions.len()];
+        for (i, slot) in self.sessions.iter_mut().enumerate() {
             match slot {
                 // A kept agent's descendants are looked for when it is finally stopped.
-                Some(s) if self.keep[i] => s.game_over(&outcome, self.config.quit_grace),
-                Some(s) => *escaped += s.finish(&outcome, self.config.quit_grace).escaped.len(),
+                Some(s) if self.keep[i] => s.game_over(&outcome, grace),
+                Some(s) => {
+                    let deadline = Instant::now() + grace;
+                    s.say_goodbye(&outcome, deadline);
+                    deadlines[i] = Some(deadline);
+                }
                 None => {}
+            }
+        }
+        for ((slot, escaped), deadline) in self.sessions.iter_mut().zip(&mut self.escaped).zip(deadlines) {
+            if let (Some(s), Some(deadline)) = (slot.as_mut(), deadline) {
+                *escaped += s.stop_by(deadline).escaped.len();
             }
         }
         stop_if_interrupted()?;
@@ -358,6 +374,11 @@ impl Match<'_> {
             forced: origin != Origin::Agent,
             think: timing.map(|t| t.0),
         });
+        // The action's own string, moved rather than copied: no allocation per action.
+        self.moves.push(super::Move::Action {
+            seat,
+            action: line.action,
+        });
         Ok(())
     }
 
@@ -387,6 +408,10 @@ impl Match<'_> {
             action,
             events: played.events,
         }))?;
+        self.moves.push(super::Move::Forfeit {
+            seat,
+            reason: forfeit.kind,
+        });
         self.distribute(played.seat_events);
         progress(Progress::Forfeit {
             seat,

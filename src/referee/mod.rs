@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::agent::AgentError;
 use crate::clock::TimeControl;
-use crate::game::{Game, Outcome, Seat, SetupError};
+use crate::game::{ForfeitKind, Game, Outcome, Seat, SetupError};
 use crate::record::{self, Line, RecordWriter, SeatEntry};
 pub use config::{default_record_path, AgentCwd, MatchConfig, SeatAgent};
 use match_loop::Match;
@@ -81,6 +81,51 @@ pub struct MatchReport {
     /// The seats whose agent failed the handshake or `newgame` (it never got ready
     /// to play), with why, seat order.
     pub unready: Vec<(Seat, String)>,
+    /// The start state the header names (`None`: the game's own).
+    pub start_state: Option<String>,
+    /// Every action and forfeit of the record, in order (a resumed game's earlier ones
+    /// included).
+    pub moves: Vec<Move>,
+}
+
+/// One action or forfeit of a match, as its record has it: a tournament counts a game
+/// from these without reading the record back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// An accepted action (`action` as the agent or the opening gave it).
+    Action {
+        /// The seat that acted.
+        seat: Seat,
+        /// The action.
+        action: String,
+    },
+    /// A recorded forfeit.
+    Forfeit {
+        /// The seat.
+        seat: Seat,
+        /// Why.
+        reason: ForfeitKind,
+    },
+}
+
+impl Move {
+    /// The moves of a record's lines, in order.
+    pub fn of_lines(lines: &[Line]) -> Vec<Move> {
+        lines
+            .iter()
+            .filter_map(|line| match line {
+                Line::Action(a) => Some(Move::Action {
+                    seat: a.seat,
+                    action: a.action.clone(),
+                }),
+                Line::Forfeit(f) => Some(Move::Forfeit {
+                    seat: f.seat,
+                    reason: f.reason,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Why a match could not be played.
@@ -291,8 +336,16 @@ fn start_and_play(
         None => None,
     };
     let labels = Seat::all(game.seat_count()).map(|s| game.seat_label(s)).collect();
+    let start_state = match &resumed {
+        Some(replay) => replay.header.state.clone(),
+        None => config.state.clone(),
+    };
+    let moves = resumed
+        .as_ref()
+        .map_or_else(Vec::new, |r| Move::of_lines(&r.lines));
     let mut running = Match {
         config,
+        moves,
         labels,
         escaped: vec![0; game.seat_count()],
         game,
@@ -343,5 +396,7 @@ fn start_and_play(
             unready.dedup_by_key(|(seat, _)| seat.index());
             unready
         },
+        start_state,
+        moves: std::mem::take(&mut running.moves),
     })
 }

@@ -339,17 +339,19 @@ impl AgentSession {
         Ok(())
     }
 
-    /// Sends the remaining events and `gameover`, then `quit`, and stops the process
-    /// (TERM → `grace` → KILL on its process group); says what stopping it found.
-    pub fn finish(&mut self, outcome: &Outcome, grace: Duration) -> Stopped {
-        let deadline = Instant::now() + grace;
+    /// Sends the remaining events, `gameover` and `quit` (until `deadline`), without
+    /// waiting for the agent to exit: every seat is told before any is waited for, so
+    /// that they all exit at once (then [`stop_by`](Self::stop_by)).
+    pub fn say_goodbye(&mut self, outcome: &Outcome, deadline: Instant) {
         let pending = std::mem::take(&mut self.pending);
         let last = [ToAgent::GameOver(outcome), ToAgent::Quit];
         let _ = self.send_lines(pending.iter().map(ToAgent::Event).chain(last), Some(deadline));
-        // A well-behaved agent exits on `quit`; give it the grace to do so.
-        while self.process.exit_status().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+    }
+
+    /// Gives an agent told `quit` until `deadline` to exit (woken by its exit, not by
+    /// polling), then stops it; says what stopping it found.
+    pub fn stop_by(&mut self, deadline: Instant) -> Stopped {
+        self.process.await_exit(deadline);
         self.stop(Duration::ZERO)
     }
 
@@ -367,10 +369,7 @@ impl AgentSession {
     pub fn quit(&mut self, grace: Duration) -> Stopped {
         let deadline = Instant::now() + grace;
         let _ = self.send_lines([ToAgent::Quit], Some(deadline));
-        while self.process.exit_status().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        self.stop(Duration::ZERO)
+        self.stop_by(deadline)
     }
 
     /// Seats a kept agent for its next game. Kept agents have no transcript: a match

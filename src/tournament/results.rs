@@ -15,6 +15,7 @@ use super::schedule::Scheduled;
 use super::{io_err, Definition, TournamentError};
 use crate::game::{ForfeitKind, Options, Seat};
 use crate::record::{self, Line, RecordError, Replay, SeatEntry};
+use crate::referee::{MatchReport, Move};
 
 /// The outcome of one finished game, as read back from its record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -431,7 +432,12 @@ pub fn read_result(
             _ => None,
         })
         .collect();
-    let fingerprint = fingerprint(game, &replay, &result.places);
+    let fingerprint = fingerprint(
+        game,
+        replay.header.state.as_deref(),
+        &Move::of_lines(&replay.lines),
+        &result.places,
+    );
     Ok(Some(GameResult {
         index: game.index,
         seats: game.seats.clone(),
@@ -443,10 +449,33 @@ pub fn read_result(
     }))
 }
 
-/// The digest of a finished game move for move (see [`GameResult::fingerprint`]).
-/// Clocks and thinking times are left out: a bot that replays a game at another
-/// speed still replays it.
-fn fingerprint(game: &Scheduled, replay: &Replay, places: &[u8]) -> String {
+/// The result of `game` from the match that just played it: what [`read_result`]
+/// would read back from its record, without reading it (the match wrote it and
+/// reports what it wrote).
+pub fn result_of_match(game: &Scheduled, report: &MatchReport) -> GameResult {
+    let places = report.outcome.places.clone();
+    GameResult {
+        index: game.index,
+        seats: game.seats.clone(),
+        fingerprint: fingerprint(game, report.start_state.as_deref(), &report.moves, &places),
+        places,
+        reason: report.outcome.reason.to_string(),
+        forfeits: report
+            .moves
+            .iter()
+            .filter_map(|m| match m {
+                Move::Forfeit { seat, reason } => Some((seat.index(), *reason)),
+                Move::Action { .. } => None,
+            })
+            .collect(),
+        plies: report.plies,
+    }
+}
+
+/// The digest of a finished game move for move (see [`GameResult::fingerprint`]),
+/// from the start state its header names. Clocks and thinking times are left out: a
+/// bot that replays a game at another speed still replays it.
+fn fingerprint(game: &Scheduled, state: Option<&str>, moves: &[Move], places: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     let mut put = |text: &str| {
@@ -454,12 +483,11 @@ fn fingerprint(game: &Scheduled, replay: &Replay, places: &[u8]) -> String {
         h.update([0]);
     };
     put(&format!("{:?}", game.seats));
-    put(replay.header.state.as_deref().unwrap_or("startpos"));
-    for line in &replay.lines {
-        match line {
-            Line::Action(a) => put(&format!("a {} {}", a.seat, a.action)),
-            Line::Forfeit(f) => put(&format!("f {} {:?}", f.seat, f.reason)),
-            _ => {}
+    put(state.unwrap_or("startpos"));
+    for m in moves {
+        match m {
+            Move::Action { seat, action } => put(&format!("a {seat} {action}")),
+            Move::Forfeit { seat, reason } => put(&format!("f {seat} {reason:?}")),
         }
     }
     put(&format!("{places:?}"));

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::definition::seat_command;
 use super::engines::{Engines, Restart};
-use super::results::{read_result, record_path, scan_records, GameResult};
+use super::results::{read_result, record_path, result_of_match, scan_records, GameResult};
 use super::schedule::{Scheduled, Shard};
 use super::shared::{check_definition, SharedDir};
 use super::stats::{Pentanomial, Sprt, SprtState};
@@ -145,7 +145,7 @@ pub fn run(
     for r in results {
         progress.count(r)?;
     }
-    play_games(def, opts, &schedule, queue, &mut progress)?;
+    play_games(def, opts, queue, &mut progress)?;
     if let Some(e) = progress.failed.take() {
         set_aside_unready(opts, &progress, &e, def)?;
         return Err(e);
@@ -487,7 +487,6 @@ impl<'s> Dispatch<'s> {
 fn play_games(
     def: &Definition,
     opts: &RunOptions,
-    schedule: &[Scheduled],
     queue: VecDeque<&Scheduled>,
     progress: &mut Progress<'_>,
 ) -> Result<(), TournamentError> {
@@ -511,7 +510,7 @@ fn play_games(
                     let Ok(game) = job_rx.lock().expect("job lock").recv() else {
                         break;
                     };
-                    let outcome = play_one(def, opts, schedule, game, &mut engines);
+                    let outcome = play_one(def, opts, game, &mut engines);
                     if tx.send((game.index, outcome)).is_err() {
                         break;
                     }
@@ -636,12 +635,11 @@ fn game_log_dir(dir: &Path, game: &Scheduled) -> PathBuf {
     dir.join(format!("game-{:05}", game.index))
 }
 
-/// Plays one scheduled game, on the worker's kept agents where they serve, and reads
-/// its result back from the record.
+/// Plays one scheduled game, on the worker's kept agents where they serve, and takes
+/// its result from the match.
 fn play_one(
     def: &Definition,
     opts: &RunOptions,
-    schedule: &[Scheduled],
     game: &Scheduled,
     engines: &mut Engines,
 ) -> Result<Played, TournamentError> {
@@ -687,8 +685,9 @@ fn play_one(
             source,
         },
     })?;
-    let result = read_result(def, schedule, &config.record, game)?
-        .ok_or_else(|| TournamentError::Setup(format!("game {}: the record has no result", game.index)))?;
+    // From the match itself: the record it wrote is not read back (a resumed
+    // tournament reads the records already there, see `resume`).
+    let result = result_of_match(game, &report);
     let unready = report
         .unready
         .into_iter()

@@ -1,0 +1,315 @@
+//! (g) The fixed cost of a game and of a seat: whole matches of replay agents, timed
+//! from the call that starts the match to its return, at several lengths, and fitted
+//! to a line against plies. The intercept is what a game costs whatever its length
+//! (agents started, handshakes, the record opened and closed, the agents stopped);
+//! the slope is what each ply adds. Measured with agents started fresh for every
+//! game, with agents kept between games (engine reuse), and, where there is one,
+//! with the sandbox.
+//!
+//! The replay agent reads its record without verifying it, so its start-up is a parse
+//! of the file: proportional to the record, it falls into the slope, not the
+//! intercept.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::{bench_config, median_by, plain, Workload};
+use crate::agent::Isolation;
+use crate::game::{GameId, Options};
+use crate::referee::{play_match, play_match_keeping, KeptAgent, MatchConfig};
+
+/// The configurations whose fixed cost is measured: two seat counts of each game,
+/// so that the cost of a seat shows as the difference of their intercepts.
+fn configurations() -> Vec<(GameId, &'static str)> {
+    vec![
+        (GameId::Telka, "players=2"),
+        (GameId::Telka, "players=4"),
+        (GameId::MultiChess, "players=2"),
+        (GameId::MultiChess, "players=8"),
+    ]
+}
+
+/// One line fitted to whole matches of one configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct FixedCost {
+    /// Game and options.
+    pub game: String,
+    /// Seats (one agent each).
+    pub seats: usize,
+    /// How the agents ran: `fresh` (started for each game), `kept` (reused from the
+    /// game before), or `fresh, sandboxed`.
+    pub agents: String,
+    /// Per recorded game: plies, then the medians of wall and of referee CPU per
+    /// match, µs.
+    pub points: Vec<[f64; 3]>,
+    /// The intercept of wall time against plies: ms per game.
+    pub wall_ms_per_game: f64,
+    /// The slope of wall time: µs per ply.
+    pub wall_us_per_ply: f64,
+    /// The intercept of the referee's CPU time (every thread of the process): ms per
+    /// game.
+    pub cpu_ms_per_game: f64,
+    /// The slope of the referee's CPU time: µs per ply.
+    pub cpu_us_per_ply: f64,
+}
+
+/// The cost of a seat: the difference of two intercepts of one game and agent mode,
+/// over the difference of their seat counts.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatCost {
+    /// The game.
+    pub game: String,
+    /// How the agents ran (as in [`FixedCost::agents`]).
+    pub agents: String,
+    /// The seat counts compared.
+    pub seats: [usize; 2],
+    /// Wall ms per extra seat.
+    pub wall_ms_per_seat: f64,
+    /// Referee CPU ms per extra seat.
+    pub cpu_ms_per_seat: f64,
+}
+
+/// The fixed costs, and the seat costs derived from them.
+#[derive(Clone, Debug, Serialize)]
+pub struct FixedCosts {
+    /// One fitted line per configuration and agent mode.
+    pub lines: Vec<FixedCost>,
+    /// Per game and agent mode with two seat counts.
+    pub seats: Vec<SeatCost>,
+}
+
+/// Plays the games of `only` (every game when empty) at each length of `work`, then
+/// replays each record `work.fixed_runs` times per agent mode.
+pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::Result<FixedCosts> {
+    let sandboxed = match crate::agent::detect_sandbox(crate::agent::SandboxMode::Auto) {
+        Ok(i @ Isolation::Sandboxed(_)) => Some(i),
+        _ => None,
+    };
+    let mut lines = Vec::new();
+    for (game, given) in configurations() {
+        if !only.is_empty() && !only.contains(&game) {
+            continue;
+        }
+        let options = Options::parse([given]).expect("valid options");
+        let seats = game.create(&options, None).map_or(2, |g| g.seat_count());
+        let records = record_lengths(exe, dir, game, &options, seats, work)?;
+        let label = format!("{game} {given}");
+        let fresh = |isolation: &Isolation| -> std::io::Result<Vec<[f64; 3]>> {
+            records
+                .iter()
+                .map(|(plies, options, record)| {
+                    let config = replay_config(exe, dir, game, options, seats, record, isolation);
+                    let runs = (0..work.fixed_runs.max(1))
+                        .map(|_| {
+                            let run = timed(|| play_match(&config, &mut |_| {}).map(|_| ()));
+                            // Each match creates its record anew.
+                            let _ = std::fs::remove_file(&config.record);
+                            run
+                        })
+                        .collect::<std::io::Result<Vec<_>>>()?;
+                    Ok(point(*plies, &runs))
+                })
+                .collect()
+        };
+        lines.push(fit(&label, seats, "fresh", fresh(&plain())?));
+        let kept = records
+            .iter()
+            .map(|(plies, options, record)| {
+                let config = replay_config(exe, dir, game, options, seats, record, &plain());
+                Ok(point(*plies, &kept_runs(&config, seats, work.fixed_runs)?))
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        lines.push(fit(&label, seats, "kept", kept));
+        if let Some(sandbox) = sandboxed.as_ref().filter(|_| seats == 2) {
+            lines.push(fit(&label, seats, "fresh, sandboxed", fresh(sandbox)?));
+        }
+    }
+    Ok(FixedCosts {
+        seats: seat_costs(&lines),
+        lines,
+    })
+}
+
+/// Random games of `game` cut at each length of `work`: (plies played, the options
+/// in force with the cut, the record).
+fn record_lengths(
+    exe: &str,
+    dir: &Path,
+    game: GameId,
+    options: &Options,
+    seats: usize,
+    work: Workload,
+) -> std::io::Result<Vec<(u32, Options, PathBuf)>> {
+    let mut out = Vec::new();
+    for (k, &length) in work.fixed_lengths.iter().enumerate() {
+        let pairs: Vec<String> = options
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .chain([format!("max-plies={length}")])
+            .collect();
+        let cut = Options::parse(pairs.iter().map(String::as_str)).map_err(std::io::Error::other)?;
+        let mut config = bench_config(exe, dir, game, &cut, 5000 + k as u64, seats, None);
+        config.record = dir.join(format!("fixed-{game}-{seats}-{length}.jsonl"));
+        let report = play_match(&config, &mut |_| {}).map_err(std::io::Error::other)?;
+        out.push((report.plies, cut, config.record));
+    }
+    Ok(out)
+}
+
+/// A match of replay agents playing `record` again, isolated as `isolation` says.
+fn replay_config(
+    exe: &str,
+    dir: &Path,
+    game: GameId,
+    options: &Options,
+    seats: usize,
+    record: &Path,
+    isolation: &Isolation,
+) -> MatchConfig {
+    let mut config = bench_config(exe, dir, game, options, 0, seats, Some(record));
+    config.isolation = isolation.clone();
+    config
+}
+
+/// Runs `f` and returns its wall and the process's CPU time (every thread: the match
+/// thread and the agents' stderr drains alike), µs.
+fn timed(f: impl FnOnce() -> Result<(), crate::referee::MatchError>) -> std::io::Result<[f64; 2]> {
+    let cpu = process_cpu_time();
+    let start = Instant::now();
+    f().map_err(std::io::Error::other)?;
+    let wall = start.elapsed();
+    let cpu = process_cpu_time().saturating_sub(cpu);
+    Ok([wall.as_secs_f64() * 1e6, cpu.as_secs_f64() * 1e6])
+}
+
+/// `runs` timed matches of `config` on agents kept from the game before (the first,
+/// which starts them, is not timed); the agents are then told `quit`.
+fn kept_runs(config: &MatchConfig, seats: usize, runs: usize) -> std::io::Result<Vec<[f64; 2]>> {
+    let keep = vec![true; seats];
+    let (first, mut kept) = play_match_keeping(config, Vec::new(), &keep, &mut |_| {});
+    first.map_err(std::io::Error::other)?;
+    let _ = std::fs::remove_file(&config.record);
+    let mut times = Vec::new();
+    for _ in 0..runs.max(1) {
+        let mut next = Vec::new();
+        times.push(timed(|| {
+            let (played, back) = play_match_keeping(config, std::mem::take(&mut kept), &keep, &mut |_| {});
+            next = back;
+            played.map(|_| ())
+        })?);
+        let _ = std::fs::remove_file(&config.record);
+        kept = next;
+    }
+    for agent in kept.into_iter().flatten() {
+        let _: crate::agent::Stopped = KeptAgent::retire(agent, Duration::from_secs(1));
+    }
+    Ok(times)
+}
+
+/// The point of one record: its plies and the medians of its runs' wall and CPU.
+fn point(plies: u32, runs: &[[f64; 2]]) -> [f64; 3] {
+    let wall = median_by(runs, |r| r[0]).map_or(0.0, |r| r[0]);
+    let cpu = median_by(runs, |r| r[1]).map_or(0.0, |r| r[1]);
+    [f64::from(plies), wall, cpu]
+}
+
+/// The least-squares line through `points` of column `y` against plies: (intercept,
+/// slope); a single length gives no slope, and the intercept is then its mean.
+fn least_squares(points: &[[f64; 3]], y: usize) -> (f64, f64) {
+    let n = points.len() as f64;
+    if points.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mx = points.iter().map(|p| p[0]).sum::<f64>() / n;
+    let my = points.iter().map(|p| p[y]).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p[0] - mx).powi(2)).sum();
+    if sxx == 0.0 {
+        return (my, 0.0);
+    }
+    let sxy: f64 = points.iter().map(|p| (p[0] - mx) * (p[y] - my)).sum();
+    let slope = sxy / sxx;
+    (my - slope * mx, slope)
+}
+
+/// The fitted line of one configuration and agent mode.
+fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 3]>) -> FixedCost {
+    let (wall0, wall1) = least_squares(&points, 1);
+    let (cpu0, cpu1) = least_squares(&points, 2);
+    FixedCost {
+        game: game.to_string(),
+        seats,
+        agents: agents.to_string(),
+        points,
+        wall_ms_per_game: wall0 / 1e3,
+        wall_us_per_ply: wall1,
+        cpu_ms_per_game: cpu0 / 1e3,
+        cpu_us_per_ply: cpu1,
+    }
+}
+
+/// The cost per extra seat of each game and agent mode measured at two seat counts.
+fn seat_costs(lines: &[FixedCost]) -> Vec<SeatCost> {
+    let mut out = Vec::new();
+    for (k, a) in lines.iter().enumerate() {
+        let game = a.game.split(' ').next().unwrap_or_default();
+        let more = lines[k + 1..]
+            .iter()
+            .find(|b| b.agents == a.agents && b.seats > a.seats && b.game.starts_with(&format!("{game} ")));
+        if let Some(b) = more {
+            let extra = (b.seats - a.seats) as f64;
+            out.push(SeatCost {
+                game: game.to_string(),
+                agents: a.agents.clone(),
+                seats: [a.seats, b.seats],
+                wall_ms_per_seat: (b.wall_ms_per_game - a.wall_ms_per_game) / extra,
+                cpu_ms_per_seat: (b.cpu_ms_per_game - a.cpu_ms_per_game) / extra,
+            });
+        }
+    }
+    out
+}
+
+/// CPU time of this whole process so far (user and system; zero where unknown).
+fn process_cpu_time() -> Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_SELF) {
+        Ok(usage) => {
+            let us = |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
+            Duration::from_micros(us(usage.user_time()) + us(usage.system_time()))
+        }
+        Err(_) => Duration::ZERO,
+    }
+}
+
+impl FixedCosts {
+    /// The section of the table `referee bench` prints.
+    pub fn table(&self, t: &mut String) {
+        t.push_str(&format!(
+            "\n{:<22} {:<17} {:>24} {:>13} {:>13} {:>13}\n",
+            "per game (fitted)", "agents", "plies", "wall ms/game", "cpu ms/game", "wall µs/ply"
+        ));
+        for l in &self.lines {
+            let plies: Vec<String> = l.points.iter().map(|p| format!("{}", p[0])).collect();
+            t.push_str(&format!(
+                "{:<22} {:<17} {:>24} {:>13.2} {:>13.2} {:>13.1}\n",
+                l.game,
+                l.agents,
+                plies.join(","),
+                l.wall_ms_per_game,
+                l.cpu_ms_per_game,
+                l.wall_us_per_ply
+            ));
+        }
+        for s in &self.seats {
+            t.push_str(&format!(
+                "per extra seat, {} {}→{} seats, {}: {:.2} ms wall, {:.2} ms cpu\n",
+                s.game, s.seats[0], s.seats[1], s.agents, s.wall_ms_per_seat, s.cpu_ms_per_seat
+            ));
+        }
+        t.push_str(
+            "ms/game: the intercept of whole matches against plies; cpu: every thread of the referee\n",
+        );
+    }
+}
