@@ -19,7 +19,7 @@ use nix::unistd::Pid;
 use super::capped_log::CappedLog;
 use super::lines::Output;
 use super::registry::{pgid_of, spawn_registered, unregister};
-use super::stop::{await_exit, reap_escaped, reap_group, reap_sandbox_init, Ending, Stopped};
+use super::stop::{await_exit, reap_escaped, reap_group, Ending, Stopped};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT};
 
 /// How often [`AgentProcess::recv`] looks whether the agent has exited.
@@ -65,8 +65,6 @@ pub struct AgentProcess {
     stderr_thread: Option<(JoinHandle<()>, Receiver<()>)>,
     /// Whether the agent runs in a sandbox (then nothing of it can escape).
     sandboxed: bool,
-    /// The read end of the sandbox's `--info-fd`, which names its first process.
-    sandbox_info: Option<File>,
     /// What the first shutdown found; a later one reports the same.
     stopped: Option<Stopped>,
 }
@@ -130,18 +128,14 @@ impl AgentProcess {
             )?),
         };
 
-        let (mut command, info) = command_for(spec, &argv)?;
+        let mut command = command_for(spec, &argv)?;
         become_subreaper();
         seal_inherited_fds();
         let child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
             command: spec.command.clone(),
             source,
         })?;
-        // The write end is the sandbox's alone now.
-        let info = info.map(|(read, _write)| File::from(read));
-        let mut agent = AgentProcess::connect(child, spec, log)?;
-        agent.sandbox_info = info;
-        Ok(agent)
+        AgentProcess::connect(child, spec, log)
     }
 
     /// Takes over a just-spawned `child`: its pipes made ready (stdin non-blocking,
@@ -166,7 +160,6 @@ impl AgentProcess {
             quick: false,
             stderr_thread: None,
             sandboxed: spec.sandbox.is_some(),
-            sandbox_info: None,
             stopped: None,
         };
         let setup = |source| AgentError::Setup {
@@ -381,17 +374,12 @@ impl AgentProcess {
     /// A sandbox's own first process leaves the group (bubblewrap starts it in a
     /// session of its own), and when bubblewrap is killed before it, it is orphaned
     /// here; every process of the bot's is inside its PID namespace, which dies with
-    /// that first process, so none of them escaped. Its pid comes from bubblewrap's
-    /// `--info-fd`: it alone is waited for, and `/proc` is not scanned. Only when that
-    /// pid is unknown (bubblewrap died before telling it) does the scan run, and
-    /// finds the first process if it is there.
+    /// that first process, so none of them escaped. The scan finds and reaps it.
+    /// (Its pid could come from bubblewrap's `--info-fd`, sparing the scan, but
+    /// bubblewraps started with it outlived a referee killed during their start-up:
+    /// see `command_for`.)
     fn reap_descendants(&mut self) -> Vec<i32> {
         let until = Instant::now() + REAP_LIMIT;
-        if let Some(info) = self.sandbox_info.as_mut() {
-            if reap_sandbox_init(info, until) {
-                return Vec::new();
-            }
-        }
         let escaped = reap_escaped(until);
         if self.sandboxed {
             Vec::new()
@@ -574,14 +562,10 @@ fn drain_stderr(mut stderr: ChildStderr, log: Option<File>) {
 /// The command that starts `spec`'s agent (`argv` is its command split into words):
 /// inside the sandbox or plainly in its directory, with piped stdio, its own process
 /// group, only the environment it was given, and its limits applied in the child.
-///
-/// A sandboxed agent's command also gets the pipe whose write end bubblewrap's
-/// `--info-fd` writes the pid of the sandbox's first process to (read end first).
-fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<(Command, Option<InfoPipe>), AgentError> {
+fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError> {
     let Some((program, args)) = argv.split_first() else {
         return Err(AgentError::BadCommand("the command is empty".to_string()));
     };
-    let mut info: Option<InfoPipe> = None;
     let mut command = match &spec.sandbox {
         Some(sandbox) => {
             let path = spec
@@ -599,18 +583,12 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<(Command, Option<Inf
                     path,
                 });
             }
-            let pipe = info_pipe().map_err(|source| AgentError::Spawn {
-                command: spec.command.clone(),
-                source,
-            })?;
             let mut command = Command::new(sandbox.program());
             // The sandbox sets the agent's directory; bubblewrap itself holds none.
-            command
-                .arg("--info-fd")
-                .arg(pipe.1.as_raw_fd().to_string())
-                .args(sandbox.argv(argv, path))
-                .current_dir("/");
-            info = Some(pipe);
+            // No `--info-fd` here: with it, a referee killed while bubblewrap was
+            // still starting left bubblewraps alive (tests/crash_safety.rs caught 1 to
+            // 5 of 30 kills), so an agent's sandbox is reaped by the scan instead.
+            command.args(sandbox.argv(argv, path)).current_dir("/");
             command
         }
         None => {
@@ -637,16 +615,10 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<(Command, Option<Inf
     // here as well could kill bubblewrap between creating the sandbox and
     // releasing it, leaving the sandbox's first process blocked for ever.
     let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
-    let inherit = info.as_ref().map(|(_, write)| write.as_raw_fd());
     unsafe {
-        command.pre_exec(move || {
-            if let Some(fd) = inherit {
-                inherit_fd(fd)?;
-            }
-            restrict(limits, referee)
-        });
+        command.pre_exec(move || restrict(limits, referee));
     }
-    Ok((command, info))
+    Ok(command)
 }
 
 #[cfg(test)]
