@@ -1706,7 +1706,7 @@ fn the_results_counted_from_the_matches_are_what_the_records_say() {
     let tmp = tempfile::tempdir().unwrap();
     let crasher = shell_words::join([
         "sh".to_string(),
-        manifest_path("fixtures/tournament/crash_on_go.sh")
+        manifest_path("fixtures/bots/crash_on_go.sh")
             .to_string_lossy()
             .into_owned(),
     ]);
