@@ -762,15 +762,21 @@ fn entrant_options_reach_the_agent_as_setoption() {
     assert_eq!(got, one.repeat(2), "the options, in order, once per game");
 }
 
-#[test]
-fn a_crashing_entrant_forfeits_each_game_and_the_rest_go_on() {
-    let tmp = tempfile::tempdir().unwrap();
-    let crasher = shell_words::join([
+/// The command of `fixtures/bots/crash_on_go.sh`, an entrant that crashes at its
+/// first `go`.
+fn crasher_cmd() -> String {
+    shell_words::join([
         "sh".to_string(),
         manifest_path("fixtures/bots/crash_on_go.sh")
             .to_string_lossy()
             .into_owned(),
-    ]);
+    ])
+}
+
+#[test]
+fn a_crashing_entrant_forfeits_each_game_and_the_rest_go_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crasher = crasher_cmd();
     let args = words(&[
         "--game",
         "telka",
@@ -1704,12 +1710,7 @@ fn a_shared_directory_of_another_tournament_is_refused_and_nothing_changes() {
 #[test]
 fn the_results_counted_from_the_matches_are_what_the_records_say() {
     let tmp = tempfile::tempdir().unwrap();
-    let crasher = shell_words::join([
-        "sh".to_string(),
-        manifest_path("fixtures/bots/crash_on_go.sh")
-            .to_string_lossy()
-            .into_owned(),
-    ]);
+    let crasher = crasher_cmd();
     let args = words(&[
         "--game",
         "telka",
