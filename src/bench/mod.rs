@@ -187,6 +187,7 @@ fn replay_paired(
     };
     let mut pairs = Vec::new();
     while pairs.len() < min_pairs.max(1) {
+        let before = pairs.len();
         for r in records {
             let floor = cat.batch(PAIR_TRIPS)?;
             let one = replay_once(exe, dir, r, game, options, pin, &plain())?;
@@ -199,8 +200,11 @@ fn replay_paired(
             sum.cpu += one.cpu;
             sum.allocations = sum.allocations.zip(one.allocations).map(|(x, y)| x + y);
         }
-        if records.is_empty() {
-            break;
+        // A pass that times nothing would time nothing forever.
+        if pairs.len() == before {
+            return Err(std::io::Error::other(format!(
+                "no recorded {game} game is longer than {SAMPLE_EVERY} actions, so none can be timed"
+            )));
         }
     }
     Ok(Paired { sum, pairs })
@@ -272,7 +276,7 @@ impl Workload {
             Workload {
                 trips: 500,
                 min_actions: 1,
-                max_games: 1,
+                max_games: 16,
                 max_plies: Some(40),
                 min_pairs: 1,
                 legal_positions: 100,
@@ -385,15 +389,20 @@ fn record_games(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::
         let seats = game.create(&options, None).map(|g| g.seat_count()).unwrap_or(2);
         // Games until enough actions are recorded for a steady average; short games
         // (I-Doubt-It, two-seat multichess) take more of them.
+        // Only a game longer than SAMPLE_EVERY actions can be timed by its samples,
+        // so only those count towards `min_actions`.
         let mut records = Vec::new();
         let mut actions = 0;
         for k in 0..work.max_games {
             let config = bench_config(exe, dir, game, &options, k, seats, None);
-            actions += play_match(&config, &mut |_| {})
+            let plies = play_match(&config, &mut |_| {})
                 .map_err(std::io::Error::other)?
                 .plies;
             records.push(config.record);
-            if actions >= work.min_actions {
+            if u64::from(plies) > SAMPLE_EVERY {
+                actions += plies;
+            }
+            if actions >= work.min_actions.max(1) {
                 break;
             }
         }

@@ -97,7 +97,8 @@ pub fn read_unchecked(path: &Path) -> Result<(Box<dyn Game>, Vec<Line>), RecordE
         let n = n + 1;
         let head = split_sealed_unchecked(raw).map(|(head, _)| head);
         if let Some(a) = head.and_then(fast_action::parse) {
-            lines.push(Line::Action(a.to_line(Vec::new())));
+            let events = a.events.iter().map(str::to_string).collect();
+            lines.push(Line::Action(a.to_line(events)));
             continue;
         }
         match parse_line(raw).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))? {
