@@ -460,6 +460,9 @@ pub enum Unforfeitable {
     Out,
 }
 
+/// The highest ply count a state string may start a game at.
+pub const MAX_START_PLY: u32 = u32::MAX / 2;
+
 /// The games `referee` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameId {
@@ -502,11 +505,20 @@ impl GameId {
 
     /// Starts a game with `options`, from the start position or from `state`.
     pub fn create(self, options: &Options, state: Option<&str>) -> Result<Box<dyn Game>, SetupError> {
-        match self {
+        let game = match self {
             GameId::PegChow | GameId::Telka => parker::create(self, options, state),
             GameId::IDoubtIt => idoubtit::create(options, state),
             GameId::MultiChess => multichess::create(options, state),
+        }?;
+        // A record numbers every ply it holds; a counter started this high could not
+        // number the plies still to come (RULES.md §1, "State strings").
+        if game.plies() > MAX_START_PLY {
+            return Err(SetupError::State(vec![format!(
+                "ply counter {}: at most {MAX_START_PLY}, so that every ply still to come can be numbered",
+                game.plies()
+            )]));
         }
+        Ok(game)
     }
 }
 
