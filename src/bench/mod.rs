@@ -388,9 +388,8 @@ fn record_games(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::
         let options = Options::parse(opts.into_iter().chain(limit.as_deref())).expect("valid options");
         let seats = game.create(&options, None).map(|g| g.seat_count()).unwrap_or(2);
         // Games until enough actions are recorded for a steady average; short games
-        // (I-Doubt-It, two-seat multichess) take more of them.
-        // Only a game longer than SAMPLE_EVERY actions can be timed by its samples,
-        // so only those count towards `min_actions`.
+        // (I-Doubt-It, two-seat multichess) take more of them. Only a game longer
+        // than SAMPLE_EVERY actions can be timed by its samples, so only those count.
         let mut records = Vec::new();
         let mut actions = 0;
         for k in 0..work.max_games {
