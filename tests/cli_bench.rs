@@ -189,3 +189,72 @@ fn bench_table_names_the_machine_and_the_floors() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
+    let dir = TempDir::new().unwrap();
+    let tmp = TempDir::new().unwrap();
+    let run = |extra: &[&str]| {
+        referee_in(dir.path())
+            .env("TMPDIR", tmp.path())
+            .args(["bench", "--throughput", "--quick", "--sandbox", "none"])
+            .args(extra)
+            .output()
+            .expect("run referee bench --throughput")
+    };
+    let out = run(&["--json"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let figures: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(figures["time_control"], "1+0.01");
+    assert!(
+        figures["isolation"].as_str().unwrap().starts_with("none"),
+        "{figures}"
+    );
+    let rows = figures["rows"].as_array().expect("rows");
+    let concurrencies: Vec<u64> = rows.iter().map(|r| r["concurrency"].as_u64().unwrap()).collect();
+    assert_eq!(concurrencies, [1, 2]);
+    for r in rows {
+        let games = r["games"].as_u64().unwrap();
+        let actions = r["actions"].as_u64().unwrap();
+        assert!(games > 0 && actions >= games, "{r}");
+        let wall = positive(&r["wall_s"], "wall");
+        let per_s = positive(&r["actions_per_s"], "actions/s");
+        // The rates are the counts over the wall time, as documented.
+        assert!((per_s * wall / actions as f64 - 1.0).abs() < 1e-6, "{r}");
+        positive(&r["referee_cpu_us_per_action"], "referee CPU");
+        positive(&r["agents_cpu_us_per_action"], "agents CPU");
+        assert_eq!(r["forfeits"], 0, "{r}");
+    }
+    let table = run(&[]);
+    assert_eq!(table.status.code(), Some(0), "stderr: {}", text(&table.stderr));
+    let table = text(&table.stdout);
+    for needle in [
+        "tournament throughput",
+        "--tc 1+0.01",
+        "actions/s",
+        "referee µs/a",
+    ] {
+        assert!(table.contains(needle), "no {needle:?} in:\n{table}");
+    }
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn bench_throughput_refuses_what_it_does_not_measure() {
+    let dir = TempDir::new().unwrap();
+    let out = referee_in(dir.path())
+        .args(["bench", "--throughput", "--game", "pegchow"])
+        .output()
+        .expect("run referee bench");
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", text(&out.stderr));
+    let out = referee_in(dir.path())
+        .args(["bench", "--sandbox", "none"])
+        .output()
+        .expect("run referee bench");
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", text(&out.stderr));
+}

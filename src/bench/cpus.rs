@@ -144,11 +144,32 @@ impl<'c> Pin<'c> {
 pub(super) fn thread_cpu_time() -> Duration {
     #[cfg(target_os = "linux")]
     {
-        use nix::sys::resource::{getrusage, UsageWho};
-        if let Ok(usage) = getrusage(UsageWho::RUSAGE_THREAD) {
-            let us = |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
-            return Duration::from_micros(us(usage.user_time()) + us(usage.system_time()));
-        }
+        usage_time(nix::sys::resource::UsageWho::RUSAGE_THREAD)
     }
-    Duration::ZERO
+    #[cfg(not(target_os = "linux"))]
+    {
+        Duration::ZERO
+    }
+}
+
+/// CPU time of this whole process so far (user and system; zero where unknown).
+pub(super) fn process_cpu_time() -> Duration {
+    usage_time(nix::sys::resource::UsageWho::RUSAGE_SELF)
+}
+
+/// CPU time of this process's children that have ended and been reaped (user and
+/// system; zero where unknown): the agents, once a tournament has stopped them.
+pub(super) fn children_cpu_time() -> Duration {
+    usage_time(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+}
+
+/// The user and system time `getrusage` reports for `who`.
+fn usage_time(who: nix::sys::resource::UsageWho) -> Duration {
+    match nix::sys::resource::getrusage(who) {
+        Ok(usage) => {
+            let us = |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
+            Duration::from_micros(us(usage.user_time()) + us(usage.system_time()))
+        }
+        Err(_) => Duration::ZERO,
+    }
 }

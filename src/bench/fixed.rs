@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::cpus::process_cpu_time;
 use super::{bench_config, median_by, plain, Workload};
 use crate::agent::Isolation;
 use crate::game::{GameId, Options};
@@ -269,18 +270,6 @@ fn seat_costs(lines: &[FixedCost]) -> Vec<SeatCost> {
         }
     }
     out
-}
-
-/// CPU time of this whole process so far (user and system; zero where unknown).
-fn process_cpu_time() -> Duration {
-    use nix::sys::resource::{getrusage, UsageWho};
-    match getrusage(UsageWho::RUSAGE_SELF) {
-        Ok(usage) => {
-            let us = |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
-            Duration::from_micros(us(usage.user_time()) + us(usage.system_time()))
-        }
-        Err(_) => Duration::ZERO,
-    }
 }
 
 impl FixedCosts {

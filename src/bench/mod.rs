@@ -14,8 +14,9 @@
 //! The rooms: `alloc` counts allocations, `cpus` pins the referee
 //! and its agents for each placement, `floor` is the pipe floor and the referee's
 //! own I/O path, `figures` holds what is measured and prints the table,
-//! `sandbox` measures what the sandbox costs, and `fixed` (g) the fixed cost of a
-//! game and of a seat. This file plays and replays the games
+//! `sandbox` measures what the sandbox costs, `fixed` (g) the fixed cost of a
+//! game and of a seat, and `throughput` (h) whole tournaments at several
+//! concurrencies (`--throughput`, a run of its own). This file plays and replays the games
 //! and runs the measurements in order.
 
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ mod figures;
 mod fixed;
 mod floor;
 mod sandbox;
+mod throughput;
 
 pub use self::alloc::{thread_allocations, CountingAlloc};
 pub use cpus::Placement;
@@ -41,6 +43,7 @@ use cpus::{thread_cpu_time, Cpus, Pin};
 pub use figures::{Figures, GameFigures, GameTiming, Timing};
 pub use fixed::{FixedCost, FixedCosts, SeatCost};
 use floor::{io_path_round_trip, Cat, BATCHES};
+pub use throughput::{Throughput, ThroughputRow, TIME_CONTROL};
 
 /// The configurations measured: every game, with its seat counts.
 fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
@@ -314,6 +317,16 @@ pub fn run(exe: &str, quick: bool, only: &[GameId]) -> std::io::Result<Figures> 
     let figures = measure(exe, &dir, Workload::new(quick), only);
     let _ = std::fs::remove_dir_all(&dir);
     figures
+}
+
+/// (h) Tournament throughput at each concurrency, agents isolated as `isolation`
+/// says; `quick` plays two concurrencies of a few short games.
+pub fn run_throughput(exe: &str, quick: bool, isolation: &Isolation) -> std::io::Result<Throughput> {
+    let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let measured = throughput::measure(exe, &dir, quick, isolation);
+    let _ = std::fs::remove_dir_all(&dir);
+    measured
 }
 
 /// [`run`] in `dir`.

@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::{print, Failure, EXIT_OK};
+use crate::agent::SandboxMode;
 use crate::game::GameId;
 
 /// Arguments of `referee bench`.
@@ -16,19 +17,40 @@ pub struct BenchArgs {
     #[arg(long)]
     quick: bool,
     /// Measure only this game (repeatable; every game by default).
-    #[arg(long, value_parser = super::args::game_id)]
+    #[arg(long, value_parser = super::args::game_id, conflicts_with = "throughput")]
     game: Vec<GameId>,
+    /// Instead: whole Telka tournaments of instant bots at concurrency 1, 2, 8, 32
+    /// and 64 under --tc 1+0.01 (games/s, actions/s, CPU per action, time losses).
+    #[arg(long)]
+    throughput: bool,
+    /// With --throughput: isolate the agents (auto: where the machine supports it).
+    #[arg(long, value_enum, default_value = "auto", requires = "throughput")]
+    sandbox: SandboxMode,
 }
 
 /// Runs `referee bench`.
 pub fn run(args: BenchArgs) -> Result<u8, Failure> {
     let exe = std::env::current_exe().map_err(Failure::failed)?;
     let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
+    if args.throughput {
+        let isolation = crate::agent::detect_sandbox(args.sandbox).map_err(Failure::usage)?;
+        let measured = crate::bench::run_throughput(&exe, args.quick, &isolation).map_err(Failure::failed)?;
+        return print_figures(args.json, &measured, || measured.table());
+    }
     let figures = crate::bench::run(&exe, args.quick, &args.game).map_err(Failure::failed)?;
-    if args.json {
-        print(&(serde_json::to_string_pretty(&figures).expect("figures serialise") + "\n"))?;
+    print_figures(args.json, &figures, || figures.table())
+}
+
+/// Prints `figures` as JSON, or as the table `table` makes.
+fn print_figures(
+    json: bool,
+    figures: &impl serde::Serialize,
+    table: impl FnOnce() -> String,
+) -> Result<u8, Failure> {
+    if json {
+        print(&(serde_json::to_string_pretty(figures).expect("figures serialise") + "\n"))?;
     } else {
-        print(&figures.table())?;
+        print(&table())?;
     }
     Ok(EXIT_OK)
 }

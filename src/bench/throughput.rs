@@ -1,0 +1,235 @@
+//! (h) Tournament throughput: whole tournaments of instant bots at several
+//! concurrencies, as a user runs them, measured by wall time, by the referee's own
+//! CPU and by its agents', with every game's record read back for time losses.
+//!
+//! Its own room because it measures what the other figures leave out: many games at
+//! once competing for the cores, agent processes started, kept and stopped by the
+//! tournament's workers, and records written as a tournament writes them.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::cpus::{children_cpu_time, process_cpu_time};
+use crate::agent::{AgentSpec, Isolation, Limits};
+use crate::game::{ForfeitKind, GameId, Options};
+use crate::record::Durability;
+use crate::tournament::schedule::Format;
+use crate::tournament::{self, Definition, Entrant, Restart, RunOptions};
+
+/// The clock every game is played under: short enough that a referee which kept a
+/// bot waiting would make it lose on time.
+pub const TIME_CONTROL: &str = "1+0.01";
+
+/// The concurrencies measured by a full run.
+const CONCURRENCIES: [usize; 5] = [1, 2, 8, 32, 64];
+
+/// One tournament at one concurrency.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThroughputRow {
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Games played (all of them have records).
+    pub games: usize,
+    /// Actions in those records.
+    pub actions: u64,
+    /// Wall time of the whole tournament, seconds.
+    pub wall_s: f64,
+    /// Games finished per second of wall time.
+    pub games_per_s: f64,
+    /// Actions per second of wall time.
+    pub actions_per_s: f64,
+    /// CPU time of the referee (every thread of this process) per action, µs.
+    pub referee_cpu_us_per_action: f64,
+    /// CPU time of the agents (and, sandboxed, of bubblewrap) per action, µs.
+    pub agents_cpu_us_per_action: f64,
+    /// CPU time of the referee and its agents over wall time and the cores: 1.0 is
+    /// every core busy all the time.
+    pub cores_busy: f64,
+    /// Games a seat lost on time, read from the records.
+    pub time_losses: usize,
+    /// Forfeits of any kind, read from the records.
+    pub forfeits: usize,
+}
+
+/// Tournament throughput at each concurrency.
+#[derive(Clone, Debug, Serialize)]
+pub struct Throughput {
+    /// The game and its options.
+    pub game: String,
+    /// The clock of every game.
+    pub time_control: String,
+    /// How the agents were isolated.
+    pub isolation: String,
+    /// Cores available to this process.
+    pub cpus: usize,
+    /// One row per concurrency.
+    pub rows: Vec<ThroughputRow>,
+}
+
+/// Plays a Telka tournament between two built-in random agents at each concurrency
+/// (two on a `quick` run, on short games), with agents isolated as `isolation` says,
+/// in `dir`.
+pub fn measure(exe: &str, dir: &Path, quick: bool, isolation: &Isolation) -> std::io::Result<Throughput> {
+    let given = if quick { "max-plies=40" } else { "players=2" };
+    let options = Options::parse([given]).expect("valid options");
+    let options = GameId::Telka
+        .create(&options, None)
+        .map_err(std::io::Error::other)?
+        .options();
+    let concurrencies: &[usize] = if quick {
+        &CONCURRENCIES[..2]
+    } else {
+        &CONCURRENCIES
+    };
+    let mut rows = Vec::new();
+    for &concurrency in concurrencies {
+        // Enough games for every worker to play several, so that the start and the
+        // tail of a run, when fewer games than workers are left, weigh little.
+        let games = if quick { 4 } else { (4 * concurrency).max(64) };
+        rows.push(tournament_at(exe, dir, &options, concurrency, games, isolation)?);
+    }
+    Ok(Throughput {
+        game: format!("{} {given}", GameId::Telka),
+        time_control: TIME_CONTROL.to_string(),
+        isolation: isolation.describe(),
+        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        rows,
+    })
+}
+
+/// One tournament of `games` games, `concurrency` at once, timed; its records are
+/// then read back for what they say was played.
+fn tournament_at(
+    exe: &str,
+    dir: &Path,
+    options: &Options,
+    concurrency: usize,
+    games: usize,
+    isolation: &Isolation,
+) -> std::io::Result<ThroughputRow> {
+    let out = dir.join(format!("throughput-{concurrency}"));
+    let _ = std::fs::remove_dir_all(&out);
+    let def = definition(options, games);
+    let opts = run_options(exe, &out, concurrency, isolation);
+    let (cpu, agents, start) = (process_cpu_time(), children_cpu_time(), Instant::now());
+    tournament::run(&def, &opts, &mut |_, _| {}).map_err(std::io::Error::other)?;
+    let wall = start.elapsed();
+    let cpu = process_cpu_time().saturating_sub(cpu);
+    let agents = children_cpu_time().saturating_sub(agents);
+    let (_, results) = tournament::load_dir(&out).map_err(std::io::Error::other)?;
+    let _ = std::fs::remove_dir_all(&out);
+    if results.len() != games {
+        return Err(std::io::Error::other(format!(
+            "throughput at concurrency {concurrency}: {} of {games} games have a record",
+            results.len()
+        )));
+    }
+    let actions: u64 = results.iter().map(|r| u64::from(r.plies)).sum();
+    let forfeits = || results.iter().flat_map(|r| &r.forfeits);
+    let per_action = |d: Duration| d.as_secs_f64() * 1e6 / actions.max(1) as f64;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    Ok(ThroughputRow {
+        concurrency,
+        games,
+        actions,
+        wall_s: wall.as_secs_f64(),
+        games_per_s: games as f64 / wall.as_secs_f64(),
+        actions_per_s: actions as f64 / wall.as_secs_f64(),
+        referee_cpu_us_per_action: per_action(cpu),
+        agents_cpu_us_per_action: per_action(agents),
+        cores_busy: (cpu + agents).as_secs_f64() / (wall.as_secs_f64() * cores),
+        time_losses: forfeits()
+            .filter(|(_, kind)| *kind == ForfeitKind::Timeout)
+            .count(),
+        forfeits: forfeits().count(),
+    })
+}
+
+/// Two built-in random agents, `games` games of Telka under [`TIME_CONTROL`].
+fn definition(options: &Options, games: usize) -> Definition {
+    let entrant =
+        |name: &str| Entrant::parse(&format!("name={name} cmd=builtin:random")).expect("valid entrant");
+    Definition {
+        game: GameId::Telka.to_string(),
+        options: options.clone(),
+        entrants: vec![entrant("first"), entrant("second")],
+        format: Format::RoundRobin,
+        games,
+        rounds: 1,
+        seed: 1,
+        random_plies: 0,
+        openings: Vec::new(),
+        openings_order: Default::default(),
+        time_control: TIME_CONTROL.to_string(),
+        sprt: None,
+    }
+}
+
+/// The run as `referee tournament` carries it out on its defaults.
+fn run_options(exe: &str, out: &Path, concurrency: usize, isolation: &Isolation) -> RunOptions {
+    RunOptions {
+        out: out.to_path_buf(),
+        concurrency,
+        shard: None,
+        shared: None,
+        resume: false,
+        margin: Duration::from_millis(50),
+        startup: Duration::from_secs(10),
+        quit_grace: Duration::from_secs(1),
+        env: AgentSpec::new("").env,
+        limits: Limits::default(),
+        exe: exe.to_string(),
+        durability: Durability::Game,
+        isolation: isolation.clone(),
+        network: false,
+        restart: Restart::OnFailure,
+        log_dir: None,
+        play_unready: false,
+    }
+}
+
+impl Throughput {
+    /// The table `referee bench --throughput` prints.
+    pub fn table(&self) -> String {
+        let mut t = format!(
+            "tournament throughput: {}, two built-in random agents, --tc {}, {} CPUs\nagents: {}\n",
+            self.game, self.time_control, self.cpus, self.isolation
+        );
+        t.push_str(&format!(
+            "{:>11} {:>6} {:>8} {:>8} {:>8} {:>10} {:>12} {:>11} {:>6} {:>5} {:>8}\n",
+            "concurrency",
+            "games",
+            "actions",
+            "wall s",
+            "games/s",
+            "actions/s",
+            "referee µs/a",
+            "agents µs/a",
+            "busy",
+            "time",
+            "forfeits"
+        ));
+        for r in &self.rows {
+            t.push_str(&format!(
+                "{:>11} {:>6} {:>8} {:>8.2} {:>8.1} {:>10.0} {:>12.1} {:>11.1} {:>6.2} {:>5} {:>8}\n",
+                r.concurrency,
+                r.games,
+                r.actions,
+                r.wall_s,
+                r.games_per_s,
+                r.actions_per_s,
+                r.referee_cpu_us_per_action,
+                r.agents_cpu_us_per_action,
+                r.cores_busy,
+                r.time_losses,
+                r.forfeits
+            ));
+        }
+        t.push_str(
+            "µs/a: CPU per action; busy: CPU of referee and agents over wall time × CPUs; time: games lost on time\n",
+        );
+        t
+    }
+}
