@@ -15,6 +15,7 @@ mod lines;
 mod process;
 mod registry;
 mod sandbox;
+mod spin;
 mod stop;
 
 use std::io;

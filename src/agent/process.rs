@@ -19,6 +19,7 @@ use nix::unistd::Pid;
 use super::capped_log::CappedLog;
 use super::lines::Output;
 use super::registry::{pgid_of, spawn_registered, unregister};
+use super::spin::{Waiting, SPIN};
 use super::stop::{await_exit, reap_escaped, reap_group, Ending, Stopped};
 use super::{AgentError, AgentSpec, Received, SEND_TIMEOUT};
 
@@ -68,17 +69,6 @@ pub struct AgentProcess {
     /// What the first shutdown found; a later one reports the same.
     stopped: Option<Stopped>,
 }
-
-/// How long a wait keeps checking for the line of an agent that answered that fast
-/// last time, before it sleeps in `poll`.
-///
-/// A thread asleep on one CPU takes several microseconds to wake when a line arrives
-/// from another, about as long as an instant agent takes to answer; checking instead
-/// (a read, then yielding the CPU to whatever else may run on it) catches the line
-/// as it comes. Only an agent whose last answer came this fast is waited for this
-/// way, so a bot that thinks never costs the referee a spinning CPU, and an instant
-/// one costs it at most this much per decision.
-pub const SPIN: Duration = Duration::from_micros(50);
 
 /// A line of a message to an agent, which prints itself (without its newline) into
 /// the message buffer.
@@ -265,19 +255,10 @@ impl AgentProcess {
 
     /// [`AgentProcess::recv`] without the bookkeeping of how fast it was.
     fn await_line(&mut self, deadline: Instant) -> Received {
+        let waiting = Waiting::begin();
         if self.quick {
-            let until = deadline.min(Instant::now() + SPIN);
-            loop {
-                if let Some(received) = self.output.take() {
-                    return received;
-                }
-                if Instant::now() >= until {
-                    break;
-                }
-                // Yield first: an agent on this CPU answers before the read, which
-                // then finds the line at once; on another CPU the yield is a no-op.
-                thread::yield_now();
-                self.output.fill();
+            if let Some(received) = waiting.spin(&mut self.output, deadline) {
+                return received;
             }
         }
         loop {
