@@ -6,7 +6,7 @@
 
 use std::io;
 use std::process::{Child, Command};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, RwLock};
 
 use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
@@ -14,6 +14,11 @@ use nix::unistd::Pid;
 
 /// Process group ids of agents that have been started and not yet shut down.
 static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Held shared while an agent is spawned and registered, and exclusively by
+/// [`kill_all_agents`]: agents start side by side, and none is between its start and
+/// its registration when they are all killed.
+static STARTING: RwLock<()> = RwLock::new(());
 
 /// The list, even if a thread panicked while holding it: it stays a valid list.
 fn live_groups() -> MutexGuard<'static, Vec<i32>> {
@@ -24,12 +29,13 @@ fn live_groups() -> MutexGuard<'static, Vec<i32>> {
 
 /// Spawns `command` (set up to lead its own group) and registers its group.
 ///
-/// Spawning under the lock means [`kill_all_agents`] never runs between the start of
-/// an agent and its registration, which would leak that agent.
+/// Spawning under [`STARTING`] means [`kill_all_agents`] never runs between the start
+/// of an agent and its registration, which would leak that agent; the list itself is
+/// locked only to add the group, so a slow start (a sandbox's) holds up no other.
 pub(crate) fn spawn_registered(command: &mut Command) -> io::Result<Child> {
-    let mut groups = live_groups();
+    let _starting = STARTING.read().unwrap_or_else(|poisoned| poisoned.into_inner());
     let child = command.spawn()?;
-    groups.push(pgid_of(&child));
+    live_groups().push(pgid_of(&child));
     Ok(child)
 }
 
@@ -49,6 +55,7 @@ pub(crate) fn pgid_of(child: &Child) -> i32 {
 /// Takes a mutex, so call it from a normal thread (such as a `signal-hook` iterator
 /// thread), not from inside a raw signal handler. Owners still reap their children.
 pub fn kill_all_agents() {
+    let _no_start = STARTING.write().unwrap_or_else(|poisoned| poisoned.into_inner());
     for &pgid in live_groups().iter() {
         let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     }
@@ -65,19 +72,26 @@ pub fn kill_all_agents() {
 /// own. An escaped child that leads a group takes its group with it. Linux only (it
 /// reads `/proc`); elsewhere it finds nothing.
 ///
-/// `/proc` is read without the list lock, which is taken only to sort out what was
-/// found: spawns elsewhere do not wait for the scan. That is still exact, because an
-/// agent is registered under the lock before its spawner lets go of it, so any agent
-/// whose process the scan saw is in the list by the time the lock is held here.
+/// `/proc` is read without any lock: starts elsewhere do not wait for the scan. What
+/// it found is sorted out with [`STARTING`] held exclusively, so no start is then in
+/// progress, and any agent whose process the scan saw is in the list by then. Each
+/// process is looked at again just before it is killed: another thread's stop may
+/// have killed and reaped it since the scan.
 pub(crate) fn kill_escaped_children() -> Vec<i32> {
     let candidates = orphaned_children();
     if candidates.is_empty() {
         return Vec::new();
     }
-    let groups = live_groups();
+    let _no_start = STARTING.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let groups = live_groups().clone();
     let mut killed = Vec::new();
+    let mut stat = StatReader::new();
     for (pid, pgrp) in candidates {
         if groups.contains(&pgrp) || groups.contains(&pid) {
+            continue;
+        }
+        // Still ours and unreaped, so its pid cannot have been given to another.
+        if stat.parent_and_group(pid) != Some((own_pid(), pgrp)) {
             continue;
         }
         if pgrp == pid {
@@ -89,38 +103,60 @@ pub(crate) fn kill_escaped_children() -> Vec<i32> {
     killed
 }
 
+/// This process's pid.
+fn own_pid() -> i32 {
+    i32::try_from(std::process::id()).expect("pid fits in pid_t")
+}
+
 /// The children of this process outside its own process group, as (pid, group).
 fn orphaned_children() -> Vec<(i32, i32)> {
-    let me = i32::try_from(std::process::id()).expect("pid fits in pid_t");
+    let me = own_pid();
     let own_group = nix::unistd::getpgrp().as_raw();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     let mut found = Vec::new();
-    let mut path = String::new();
-    let mut stat = [0u8; 1024];
+    let mut stat = StatReader::new();
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
             continue;
         };
-        path.clear();
-        path.push_str("/proc/");
-        path.push_str(name.to_str().unwrap_or_default());
-        path.push_str("/stat");
-        // One open and one read into a buffer: the scan reads every process on the
-        // machine, and `read_to_string` would add a `statx` and a second read to
-        // each. The process may be gone already; then there is nothing to do.
-        let Ok(n) = std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut stat))
-        else {
-            continue;
-        };
-        match parent_and_group(&stat[..n]) {
+        match stat.parent_and_group(pid) {
             Some((ppid, pgrp)) if ppid == me && pgrp != own_group => found.push((pid, pgrp)),
             _ => {}
         }
     }
     found
+}
+
+/// Reads processes' `/proc/<pid>/stat`, reusing its buffers: the scan reads every
+/// process on the machine.
+struct StatReader {
+    path: String,
+    buf: [u8; 1024],
+}
+
+impl StatReader {
+    /// A reader with empty buffers.
+    fn new() -> StatReader {
+        StatReader {
+            path: String::new(),
+            buf: [0; 1024],
+        }
+    }
+
+    /// The parent and process group of process `pid`; `None` when it is gone (or
+    /// unreadable).
+    fn parent_and_group(&mut self, pid: i32) -> Option<(i32, i32)> {
+        use std::fmt::Write;
+        self.path.clear();
+        let _ = write!(self.path, "/proc/{pid}/stat");
+        // One open and one read: `read_to_string` would add a `statx` and a second
+        // read to each process.
+        let mut file = std::fs::File::open(&self.path).ok()?;
+        let n = std::io::Read::read(&mut file, &mut self.buf).ok()?;
+        parent_and_group(&self.buf[..n])
+    }
 }
 
 /// The parent pid and process group of a `/proc/<pid>/stat` line. The command name
