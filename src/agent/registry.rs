@@ -112,21 +112,54 @@ fn own_pid() -> i32 {
 fn orphaned_children() -> Vec<(i32, i32)> {
     let me = own_pid();
     let own_group = nix::unistd::getpgrp().as_raw();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
     let mut found = Vec::new();
     let mut stat = StatReader::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
-            continue;
-        };
+    for pid in children_of_threads().unwrap_or_else(every_process) {
         match stat.parent_and_group(pid) {
             Some((ppid, pgrp)) if ppid == me && pgrp != own_group => found.push((pid, pgrp)),
             _ => {}
         }
     }
     found
+}
+
+/// The children of this process's threads, from `/proc/self/task/<tid>/children`;
+/// `None` where the kernel has no such file (built without `CONFIG_PROC_CHILDREN`).
+///
+/// Orphans are adopted by a live thread of this process, so they are listed too.
+/// This reads one small file per thread of the referee instead of one per process
+/// on the machine: at one game at a time, a handful against hundreds. The list is a
+/// snapshot that can miss a process being created or reparented while it is read;
+/// the scan runs after the agent's group has been killed and reaped, when every
+/// process that group orphaned has already been reparented (that happens as its
+/// parent exits, before the parent can be reaped).
+fn children_of_threads() -> Option<Vec<i32>> {
+    let mut pids = Vec::new();
+    let mut text = String::new();
+    for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        text.clear();
+        let path = entry.path().join("children");
+        match std::fs::File::open(&path).and_then(|mut f| std::io::Read::read_to_string(&mut f, &mut text)) {
+            Ok(_) => pids.extend(text.split_whitespace().filter_map(|p| p.parse::<i32>().ok())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !path.parent()?.exists() => {}
+            // No such file in a live thread's folder: the kernel does not offer it.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            // The thread ended while it was read: it has no children left to list.
+            Err(_) => {}
+        }
+    }
+    Some(pids)
+}
+
+/// Every process id in `/proc`: what [`children_of_threads`] falls back to.
+fn every_process() -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()))
+        .collect()
 }
 
 /// Reads processes' `/proc/<pid>/stat`, reusing its buffers: the scan reads every
@@ -187,7 +220,27 @@ pub fn process_group_alive(pgid: i32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::parent_and_group;
+    use super::{children_of_threads, orphaned_children, parent_and_group};
+    use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn a_child_in_a_group_of_its_own_is_found_by_the_thread_listing_and_the_scan() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .expect("sleep starts");
+        let pid = i32::try_from(child.id()).unwrap();
+        // Both ways of finding it: the listing of this process's threads' children
+        // where the kernel has it, and the sorting out of what was found.
+        if let Some(listed) = children_of_threads() {
+            assert!(listed.contains(&pid), "{listed:?} lacks {pid}");
+        }
+        assert!(orphaned_children().contains(&(pid, pid)));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!orphaned_children().iter().any(|&(p, _)| p == pid));
+    }
 
     #[test]
     fn a_stat_line_is_read_after_the_last_parenthesis_whatever_the_name() {
