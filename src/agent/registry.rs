@@ -124,27 +124,35 @@ fn orphaned_children() -> Vec<(i32, i32)> {
 }
 
 /// The children of this process's threads, from `/proc/self/task/<tid>/children`;
-/// `None` where the kernel has no such file (built without `CONFIG_PROC_CHILDREN`).
+/// `None` where the kernel has no such file (built without `CONFIG_PROC_CHILDREN`)
+/// or a list is too long to be read whole.
 ///
-/// Orphans are adopted by a live thread of this process, so they are listed too.
 /// This reads one small file per thread of the referee instead of one per process
-/// on the machine: at one game at a time, a handful against hundreds. The list is a
-/// snapshot that can miss a process being created or reparented while it is read;
-/// the scan runs after the agent's group has been killed and reaped, when every
-/// process that group orphaned has already been reparented (that happens as its
-/// parent exits, before the parent can be reaped).
+/// on the machine: at one game at a time, a handful against hundreds. Orphans are
+/// adopted by a live thread of this process (the first in its list, the main
+/// thread while it lives), so they are listed too. Each list is read whole in one
+/// `read`: the kernel walks the children afresh for each `read` from a count of
+/// those before, so a child reaped between two reads would shift the count and
+/// hide another. One longer than a page is left to the whole-`/proc` scan.
 fn children_of_threads() -> Option<Vec<i32>> {
+    const PAGE: usize = 4096;
     let mut pids = Vec::new();
-    let mut text = String::new();
+    let mut buf = vec![0u8; PAGE];
     for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        text.clear();
         let path = entry.path().join("children");
-        match std::fs::File::open(&path).and_then(|mut f| std::io::Read::read_to_string(&mut f, &mut text)) {
-            Ok(_) => pids.extend(text.split_whitespace().filter_map(|p| p.parse::<i32>().ok())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !path.parent()?.exists() => {}
+        match std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut buf)) {
+            // A full page may be a part: the rest would be read from a new walk.
+            Ok(n) if n >= PAGE - 16 => return None,
+            Ok(n) => pids.extend(
+                std::str::from_utf8(&buf[..n])
+                    .ok()?
+                    .split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok()),
+            ),
             // No such file in a live thread's folder: the kernel does not offer it.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-            // The thread ended while it was read: it has no children left to list.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && entry.path().exists() => return None,
+            // The thread ended while it was read. What it had were agents it started
+            // (orphans go to the main thread), stopped before it ended.
             Err(_) => {}
         }
     }
