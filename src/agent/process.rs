@@ -589,15 +589,21 @@ fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, AgentError>
     // Least privilege: nothing of the referee's environment leaks to a bot.
     command.env_clear().envs(spec.env.iter().map(|(k, v)| (k, v)));
     let limits = spec.limits;
-    // SAFETY: the closure runs in the child between fork and exec, where only
-    // async-signal-safe calls are allowed; prctl and setrlimit are plain system
-    // calls, and the closure allocates nothing.
     // A sandbox ties itself to the referee (`--die-with-parent`); a signal set
     // here as well could kill bubblewrap between creating the sandbox and
     // releasing it, leaving the sandbox's first process blocked for ever.
     let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
-    unsafe {
-        command.pre_exec(move || restrict(limits, referee));
+    // Only when there is something to do: without a hook, the standard library
+    // starts the child with `posix_spawn`, which shares the referee's memory until
+    // the `exec` instead of copying its page tables (the largest single part of the
+    // referee's CPU for a fresh sandboxed agent, in a profile of short games).
+    if referee.is_some() || limits != super::Limits::default() {
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed; prctl and setrlimit are plain system
+        // calls, and the closure allocates nothing.
+        unsafe {
+            command.pre_exec(move || restrict(limits, referee));
+        }
     }
     Ok(command)
 }
