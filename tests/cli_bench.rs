@@ -165,24 +165,36 @@ fn bench_table_names_the_machine_and_the_floors() {
         .expect("run referee bench");
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
     let table = text(&out.stdout);
-    for needle in [
-        "CPU",
-        "compare the ratios",
-        "pipe ping-pong with cat (the floor)",
-        "the referee's agent I/O (write, wait, read)",
-        "the I/O path",
-        "telka players=2",
-        "idoubtit variant=9",
-        "multichess players=8",
-        "verify actions/s",
-        "memory per concurrent match",
-        "per game (fitted)",
-        "per extra seat, telka 2→4 seats, fresh",
-    ] {
+    assert_says(
+        &table,
+        &[
+            "CPU",
+            "compare the ratios",
+            "pipe ping-pong with cat (the floor)",
+            "the referee's agent I/O (write, wait, read)",
+            "the I/O path",
+            "telka players=2",
+            "idoubtit variant=9",
+            "multichess players=8",
+            "verify actions/s",
+            "memory per concurrent match",
+            "per game (fitted)",
+            "per extra seat, telka 2→4 seats, fresh",
+        ],
+    );
+    assert_empty(tmp.path());
+}
+
+/// Every one of `needles` is in `table`.
+fn assert_says(table: &str, needles: &[&str]) {
+    for needle in needles {
         assert!(table.contains(needle), "no {needle:?} in:\n{table}");
     }
-    // Nothing is left behind in the temporary directory.
-    let left: Vec<_> = std::fs::read_dir(tmp.path())
+}
+
+/// Nothing is left behind in the temporary directory `dir`.
+fn assert_empty(dir: &std::path::Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
         .map(|e| e.path())
@@ -228,20 +240,16 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
     let table = run(&[]);
     assert_eq!(table.status.code(), Some(0), "stderr: {}", text(&table.stderr));
     let table = text(&table.stdout);
-    for needle in [
-        "tournament throughput",
-        "--tc 1+0.01",
-        "actions/s",
-        "referee µs/a",
-    ] {
-        assert!(table.contains(needle), "no {needle:?} in:\n{table}");
-    }
-    let left: Vec<_> = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    assert_says(
+        &table,
+        &[
+            "tournament throughput",
+            "--tc 1+0.01",
+            "actions/s",
+            "referee µs/a",
+        ],
+    );
+    assert_empty(tmp.path());
 }
 
 #[test]
