@@ -15,6 +15,7 @@ mod lines;
 mod process;
 mod registry;
 mod sandbox;
+mod spawn;
 mod spin;
 mod stop;
 

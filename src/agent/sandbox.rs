@@ -157,8 +157,8 @@ fn probe() -> Result<Arc<Bubblewrap>, String> {
 fn run_probe(path: &Path, argv: &[OsString], path_env: &str) -> std::io::Result<std::process::Output> {
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
-    super::process::become_subreaper();
-    let (read, write) = super::process::info_pipe()?;
+    super::spawn::become_subreaper();
+    let (read, write) = super::spawn::info_pipe()?;
     let fd = write.as_raw_fd();
     let mut command = Command::new(path);
     command
@@ -173,7 +173,7 @@ fn run_probe(path: &Path, argv: &[OsString], path_env: &str) -> std::io::Result<
     // SAFETY: the closure only makes one `fcntl` call, async-signal-safe, and
     // allocates nothing.
     unsafe {
-        command.pre_exec(move || super::process::inherit_fd(fd));
+        command.pre_exec(move || super::spawn::inherit_fd(fd));
     }
     let out = command.output();
     drop(write);
