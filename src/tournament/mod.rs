@@ -6,9 +6,10 @@
 //! a tournament run on several machines merge into exactly what one run gives.
 //!
 //! The rooms: `definition` is what a tournament is (stored as `tournament.json`),
-//! `run` plays its games concurrently, `results` reads each game's
-//! record back, checked against the schedule, and loads and merges directories, and
-//! `summary` turns the results into the table, and `shared` is the directory through
+//! `run` plays its games concurrently (each by `game`, counted by `tally`),
+//! `results` reads each game's record back, checked against the schedule, and loads
+//! and merges directories, `summary` turns the results into the table, and
+//! `shared` is the directory through
 //! which shards share finished cycles for a global SPRT; [`entrants`], [`openings`],
 //! [`schedule`] and [`stats`] are the bots, the opening suites, the pairings and the
 //! statistics they use, and [`engines`] the agent processes a worker keeps between
@@ -17,6 +18,7 @@
 mod definition;
 pub mod engines;
 pub mod entrants;
+mod game;
 pub mod openings;
 mod results;
 mod run;
@@ -24,6 +26,7 @@ pub mod schedule;
 mod shared;
 pub mod stats;
 mod summary;
+mod tally;
 
 use std::path::{Path, PathBuf};
 
@@ -62,7 +65,7 @@ pub enum TournamentError {
         source: MatchError,
     },
     /// An entrant that cannot be started, or that never got ready in its first
-    /// games of a run ([`run::FIRST_GAMES`]): the tournament stops rather than score
+    /// games of a run ([`tally::FIRST_GAMES`]): the tournament stops rather than score
     /// it losses that say nothing about its play.
     #[error("entrant `{name}`: {why}{}", stderr_part(stderr))]
     Entrant {
