@@ -9,7 +9,7 @@ use super::sandbox;
 
 /// Round trips and per-action costs under one placement.
 #[derive(Clone, Debug, Serialize)]
-pub struct Timing {
+pub struct PlacementTiming {
     /// Where the referee and agents ran.
     pub placement: Placement,
     /// Pipe ping-pong round trip with `cat`, µs (the floor): the median of
@@ -75,7 +75,7 @@ pub struct Figures {
     /// The CPU model, as the OS names it.
     pub cpu_model: String,
     /// Round trips and per-action costs, per placement.
-    pub timings: Vec<Timing>,
+    pub timings: Vec<PlacementTiming>,
     /// Per game configuration.
     pub games: Vec<GameFigures>,
     /// Resident memory added per concurrent game, KiB (agents' processes excluded).
@@ -118,7 +118,7 @@ impl Figures {
             .map(|p| format!(" {:>10}", p.placement.label()))
             .collect();
         t.push_str(&format!("{:<46}{head}\n", "round trip, µs"));
-        let row = |name: &str, f: &dyn Fn(&Timing) -> f64| {
+        let row = |name: &str, f: &dyn Fn(&PlacementTiming) -> f64| {
             let cells: String = self.timings.iter().map(|p| format!(" {:>10.1}", f(p))).collect();
             format!("{name:<46}{cells}\n")
         };

@@ -40,7 +40,7 @@ mod throughput;
 pub use self::alloc::{thread_allocations, CountingAlloc};
 pub use cpus::Placement;
 use cpus::{thread_cpu_time, Cpus, Pin};
-pub use figures::{Figures, GameFigures, GameTiming, Timing};
+pub use figures::{Figures, GameFigures, GameTiming, PlacementTiming};
 pub use fixed::{FixedCost, FixedCosts, SeatCost};
 use floor::{io_path_round_trip, Cat, BATCHES};
 pub use throughput::{Throughput, ThroughputRow, TIME_CONTROL};
@@ -434,7 +434,7 @@ fn time_placement(
     placement: Placement,
     recorded: &[Recorded],
     allocations: &mut [Option<f64>],
-) -> std::io::Result<Timing> {
+) -> std::io::Result<PlacementTiming> {
     let trips = work.trips;
     let mut cat = Cat::start(pin)?;
     let floors = (0..BATCHES)
@@ -461,7 +461,7 @@ fn time_placement(
             pairs: p.pairs,
         });
     }
-    Ok(Timing {
+    Ok(PlacementTiming {
         placement,
         pipe_round_trip_us: pipe.wall,
         pipe_cpu_us: pipe.cpu,
