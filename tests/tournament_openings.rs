@@ -1,8 +1,9 @@
 //! `referee tournament --openings` through the real binary: every seating cycle
 //! starts from its line of the suite (both colours play it), the records say so and
 //! verify, random order is reproducible and agrees between one run, shards and a
-//! resume, bad suites are refused before anything is played, and games replayed
-//! move for move are counted and warned about once.
+//! resume, bad suites are refused before anything is played, games replayed move
+//! for move are counted and warned about once, and an opening reaches each bot on
+//! the wire as its own view, never as the whole state.
 
 mod cli_support;
 
@@ -435,4 +436,51 @@ fn games_replayed_move_for_move_are_counted_and_warned_about_once() {
     let summary: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(summary["repeated"], 0, "{}", run.stderr);
     assert!(!run.stderr.contains("warning:"), "{}", run.stderr);
+}
+
+#[test]
+fn a_seat_is_sent_its_own_view_of_the_opening_and_never_the_whole_state() {
+    // After placement every piece of the other side is hidden from a seat: an
+    // opening given as the whole state must reach each bot as that seat's view only,
+    // on the wire (the transcripts), in both colours of the cycle.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opening = states("new idoubtit", "turn ", 32, false)[32].clone();
+    assert!(opening.contains(" play w "), "white to play: {opening}");
+    let file = suite(dir.path(), "placed.txt", std::slice::from_ref(&opening));
+    let mut serve = Serve::start();
+    serve.ask(&format!("new idoubtit state={opening}"));
+    let views: Vec<String> = (1..=2)
+        .map(|s| serve.ask(&format!("view {s}"))[0].clone())
+        .collect();
+    assert!(
+        views.iter().all(|v| v != &opening),
+        "a view hides something: {views:?}"
+    );
+    let board = |s: &str| s.split_whitespace().next().unwrap_or_default().to_string();
+    let agents = builtins();
+    let mut args = vec!["--game", "idoubtit", "--openings", &file, "--log-dir", "logs"];
+    args.extend(agents.iter().map(String::as_str));
+    tournament(dir.path(), "out", &args);
+    for game in 0..2 {
+        for seat in 1..=2 {
+            let path = dir
+                .path()
+                .join(format!("logs/game-{game:05}/seat{seat}.transcript"));
+            let transcript = std::fs::read_to_string(&path).expect("a transcript per seat");
+            let sent: Vec<&str> = transcript.lines().filter_map(|l| l.strip_prefix("> ")).collect();
+            let first_view = sent
+                .iter()
+                .find(|l| l.starts_with("view "))
+                .expect("a view is sent");
+            // White moves first from the opening: its first view is of the opening
+            // itself; black's comes after white's move.
+            if seat == 1 {
+                assert_eq!(first_view, &format!("view {}", views[0]), "game {game}");
+            }
+            assert!(
+                !transcript.contains(&board(&opening)),
+                "game {game} seat {seat} was sent the whole board of the opening"
+            );
+        }
+    }
 }
