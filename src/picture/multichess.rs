@@ -149,7 +149,11 @@ fn area_band(svg: &mut Svg, layout: &Layout, pos: &Position, area: Area) {
         Area::Private(k) => {
             let seat = Seat::from_index(k as usize);
             let owner = pos.owners[k as usize];
-            let out = if pos.out.contains(&seat) { ", seat OUT" } else { "" };
+            let out = if pos.out.contains(&seat) {
+                format!(", seat {seat} OUT")
+            } else {
+                String::new()
+            };
             let whose = owner.map_or("nobody's".to_string(), |s| format!("owned by seat {s}"));
             let fill = owner.map_or(palette::PAPER, |s| palette::seat(s.index()));
             (fill, format!("area {} ({whose}{out})", k + 1))
