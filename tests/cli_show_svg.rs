@@ -213,8 +213,30 @@ fn idoubtit_seat_pictures_show_question_marks_where_the_omniscient_shows_types()
                 }
             }
             assert_same_but_position(&unknown);
+            // Where the seat sees a `?`, the omniscient picture has a real type.
+            let omni_at = |xy: (&str, &str)| {
+                omni_pieces
+                    .iter()
+                    .find(|p| centre(p) == xy)
+                    .map(inner_text)
+                    .unwrap_or_else(|| panic!("no omniscient piece at {xy:?}"))
+            };
+            for p in &pieces {
+                let known = omni_at(centre(p));
+                if inner_text(p) == "?" {
+                    assert_ne!(known, "?");
+                } else {
+                    assert_eq!(inner_text(p), known, "a type the seat sees is the true one");
+                }
+            }
         }
     }
+}
+
+/// Where a piece's disc is drawn.
+fn centre<'a>(piece: &Node<'a, 'a>) -> (&'a str, &'a str) {
+    let disc = piece.descendants().find(|n| n.has_tag_name("circle")).unwrap();
+    (disc.attribute("cx").unwrap(), disc.attribute("cy").unwrap())
 }
 
 /// Every hidden piece is written alike but for where it stands: no attribute, id or
@@ -366,6 +388,15 @@ fn shogi_benches_hold_their_pieces_in_slots_and_hide_what_a_seat_may_not_see() {
     let dir = TempDir::new().unwrap();
     // Variant 9: the shogi board with drops, captured types revealed to the captor.
     let rec = record(dir.path(), "idoubtit", &["variant=9"], "random", 5);
+    // A drop from a bench is drawn as the last move, for the seat that made it too.
+    let drop = ply_with(&show(&rec, &[]), "[drop ").to_string();
+    for seat in [vec![], vec!["--seat", "1"], vec!["--seat", "2"]] {
+        let mut args = vec!["--ply", &drop];
+        args.extend(seat);
+        let doc = svg(&rec, &args);
+        let doc = Document::parse(&doc).unwrap();
+        assert_eq!(of_class(&doc, "last-move").len(), 1, "{args:?}");
+    }
     for ply in ["60", "90"] {
         for seat in [None, Some("1"), Some("2")] {
             let mut args = vec!["--ply", ply];

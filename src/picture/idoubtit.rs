@@ -152,21 +152,27 @@ fn piece(svg: &mut Svg, p: &Piece, board: BoardKind, c: (f64, f64), size: f64, c
     svg.close("g");
 }
 
-/// The last move or placement the viewer was told of, read from its event
-/// (`move white d1h8? capture h8`, `place black X@a2`).
+/// The last move, placement or drop the viewer was told of, read from its event
+/// (`move white d1h8? capture h8`, `place black X@a2`, `drop white 2@e5`).
 fn last_action(events: &[String], board: BoardKind) -> Option<Action> {
     events.iter().rev().find_map(|e| {
         let mut words = e.split(' ');
         let verb = words.next()?;
         let text = words.nth(1)?;
-        if !matches!(verb, "move" | "place") {
+        if !matches!(verb, "move" | "place" | "drop") {
             return None;
         }
+        // A placement of a type the viewer may not see reads `X@a2`, which is no
+        // action; the picture only needs its square.
+        if let Some((_, square)) = text.split_once('@') {
+            let to = Square::parse(square, board)?;
+            return Some(Action::Place {
+                kind: Kind::Unknown,
+                to,
+            });
+        }
         // A promotion whose type was hidden from the viewer reads `d1h8?`.
-        let text = text.strip_suffix('?').unwrap_or(text);
-        // So does a placement of a type the viewer may not see.
-        let text = text.replace("X@", "P@");
-        notation::parse(&text, board).ok()
+        notation::parse(text.strip_suffix('?').unwrap_or(text), board).ok()
     })
 }
 
