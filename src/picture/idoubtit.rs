@@ -42,8 +42,11 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
     }
     let width = (MARGIN + n * SQ + 16.0).max(16.0 + 12.0 * SLOT);
     let mut y = TOP + n * SQ + MARGIN + 8.0;
-    for side in Side::BOTH {
-        y = bench(svg, &pos, side, y, width);
+    // Benches exist only in the drop modes; elsewhere they would be two empty rows.
+    if variant.drops > 0 {
+        for side in Side::BOTH {
+            y = bench(svg, &pos, side, y, width);
+        }
     }
     let mut notes = vec![summary(&pos)];
     if let Some(p) = &pos.pending {
