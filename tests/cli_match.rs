@@ -981,6 +981,7 @@ fn show_takes_any_seat_and_ply_of_games_where_seats_went_out() {
                     stdout.starts_with("<svg ") && stdout.ends_with("</svg>\n"),
                     "{setup}: {args:?}"
                 );
+                assert!(stdout.contains("out of the game: seat 3"), "{setup}: {args:?}");
             }
         }
     }

@@ -45,7 +45,7 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
         int("colors-per-player", 1, 1..=2)? as usize,
     )
     .map_err(|e| e.to_string())?;
-    let (pos, _out) = state::parse(text, &seating).map_err(|e| e.join("; "))?;
+    let (pos, out) = state::parse(text, &seating).map_err(|e| e.join("; "))?;
     areas(svg);
     lines(svg);
     labels(svg);
@@ -59,6 +59,10 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
         "{} to move, {} moves made; shaded: Danger Territory",
         pos.to_move, pos.moves
     )];
+    if !out.is_empty() {
+        let out: Vec<String> = out.iter().map(|s| s.to_string()).collect();
+        notes.push(format!("out of the game: seat {}", out.join(", seat ")));
+    }
     notes.extend(last_line(scene));
     Ok(Drawn {
         width: side,
