@@ -9,6 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod game;
 pub mod pbm;
+pub mod picture;
 pub mod protocol;
 pub mod record;
 pub mod referee;

@@ -973,6 +973,15 @@ fn show_takes_any_seat_and_ply_of_games_where_seats_went_out() {
                 let (code, stdout, stderr) = show(dir.path(), &args);
                 assert_eq!(code, 0, "{setup}: show {args:?}\n{stdout}{stderr}");
                 assert!(stderr.is_empty(), "{setup}: show {args:?}: {stderr}");
+                // The picture of a seat that went out, or of an area nobody owns.
+                args.extend(["--format", "svg"]);
+                let (code, stdout, stderr) = show(dir.path(), &args);
+                assert_eq!(code, 0, "{setup}: show {args:?}\n{stderr}");
+                assert!(
+                    stdout.starts_with("<svg ") && stdout.ends_with("</svg>\n"),
+                    "{setup}: {args:?}"
+                );
+                assert!(stdout.contains("out of the game: seat 3"), "{setup}: {args:?}");
             }
         }
     }

@@ -1,13 +1,25 @@
-//! `referee show`: a recorded game as text, omniscient or as one seat saw it.
+//! `referee show`: a recorded game as text or as an SVG picture, omniscient or as
+//! one seat saw it.
 
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::{print, Failure, EXIT_OK};
 use crate::game::{Game, Seat};
+use crate::picture::{self, Scene};
 use crate::record::{self, Line, ResultLine};
+
+/// What `show` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The actions with their events, a text diagram and the result.
+    #[default]
+    Text,
+    /// One SVG picture of the board at the last ply shown.
+    Svg,
+}
 
 /// Arguments of `referee show`.
 #[derive(Debug, Args)]
@@ -20,19 +32,31 @@ pub struct ShowArgs {
     /// Stop after this many plies (0: the start position).
     #[arg(long)]
     ply: Option<u32>,
+    /// Print text, or one SVG picture of the board (as much as the text shows).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// What replaying the lines up to the ply shown found.
+struct Replayed {
+    /// The result line, if it was reached.
+    result: Option<ResultLine>,
+    /// The events of the last line shown, as the viewer was told them.
+    last_events: Vec<String>,
 }
 
 /// Writes the lines of `replay` up to ply `upto` into `out`, omniscient or as
 /// `seat_shown` saw them, replaying them on `game`; returns the result line if it was
-/// reached.
+/// reached and what the last line shown told the viewer.
 fn replayed_lines(
     replay: &record::Replay,
     game: &mut dyn Game,
     seat_shown: Option<Seat>,
     upto: u32,
     out: &mut String,
-) -> Option<ResultLine> {
+) -> Replayed {
     let mut result = None;
+    let mut last_events = Vec::new();
     for line in &replay.lines {
         if game.plies() >= upto && !matches!(line, Line::Forfeit(_) | Line::Result(_)) {
             break;
@@ -65,11 +89,15 @@ fn replayed_lines(
                     .map(|e| e.text())
                     .collect();
                 out.push_str(&format!("{:>4}. {}\n", game.plies(), seen.join("; ")));
+                last_events = seen.into_iter().map(str::to_string).collect();
             }
-            None => out.push_str(&format!("{heading}  [{}]\n", played.events.join("; "))),
+            None => {
+                out.push_str(&format!("{heading}  [{}]\n", played.events.join("; ")));
+                last_events = played.events;
+            }
         }
     }
-    result
+    Replayed { result, last_events }
 }
 
 /// Runs `referee show`.
@@ -109,22 +137,43 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
         header.options,
         seats.join(", ")
     ));
-    let result = replayed_lines(&replay, game.as_mut(), args.seat, upto, &mut out);
+    let Replayed { result, last_events } = replayed_lines(&replay, game.as_mut(), args.seat, upto, &mut out);
+    let ending = ending(game.as_ref(), result.is_some(), replay.result.is_none(), header);
+    if args.format == Format::Svg {
+        let scene = Scene {
+            ply: game.plies(),
+            seat: args.seat,
+            last_events,
+            notes: ending.into_iter().collect(),
+        };
+        let svg = picture::draw(game.as_ref(), &scene).map_err(|e| Failure::failed(anyhow!(e)))?;
+        print(&svg)?;
+        return Ok(EXIT_OK);
+    }
     out.push('\n');
     out.push_str(&game.diagram(args.seat));
     if let Some(seat) = args.seat {
         out.push_str(&format!("view {}\n", game.view(seat).text()));
     }
-    let labels: Vec<String> = header.seats.iter().map(|s| s.label.clone()).collect();
-    match (result, game.outcome()) {
-        (Some(_), Some(outcome)) => out.push_str(&format!(
-            "result: {}, after {} plies\n",
-            outcome.describe(game.id(), &labels),
-            game.plies()
-        )),
-        _ if replay.result.is_none() => out.push_str("unfinished\n"),
-        _ => {}
+    if let Some(line) = ending {
+        out.push_str(&line);
+        out.push('\n');
     }
     print(&out)?;
     Ok(EXIT_OK)
+}
+
+/// The last line of the text: the result once the shown plies reach it, `unfinished`
+/// for a record without one, otherwise nothing.
+fn ending(game: &dyn Game, reached: bool, unfinished: bool, header: &record::Header) -> Option<String> {
+    let labels: Vec<String> = header.seats.iter().map(|s| s.label.clone()).collect();
+    match (reached, game.outcome()) {
+        (true, Some(outcome)) => Some(format!(
+            "result: {}, after {} plies",
+            outcome.describe(game.id(), &labels),
+            game.plies()
+        )),
+        _ if unfinished => Some("unfinished".to_string()),
+        _ => None,
+    }
 }
