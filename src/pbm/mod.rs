@@ -5,7 +5,8 @@
 //! processed at once cannot both apply and a crash leaves the previous record intact
 //! (its temporary file, `<record>.tmp<pid>`, is removed by the next update).
 //! A game's secret salt lives in `<record>.salt` until the game ends; then a `reveal`
-//! line publishes it, so every seat can check what it was told (`audit`).
+//! line publishes it, so every seat can check what it was told (`audit`), and the
+//! file is removed. So a salt file beside a record marks a mail game in progress.
 //!
 //! This file holds the commands (`new`, `status`, `view`, `play`, `resign`) and the
 //! update they share; `store` is how the record and its side files are locked,
@@ -26,7 +27,7 @@ mod store;
 
 pub use audit::{audit, AuditError, AuditReport};
 use message::message;
-use store::{lock, rewrite, side, write_salt};
+use store::{lock, remove_salt, rewrite, side, write_salt};
 
 /// Why a play-by-mail command failed; nothing was changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -150,6 +151,12 @@ pub fn new_game(
     Seat::all(g.seat_count()).map(|s| message(&open, s, 1)).collect()
 }
 
+/// Whether `path` is a play-by-mail game still in progress: its secret salt file lies
+/// beside it (the file is removed when the game ends).
+pub fn in_progress(path: &Path) -> bool {
+    side(path, ".salt").is_file()
+}
+
 /// Whose turn it is and what is expected.
 pub fn status(path: &Path) -> Result<String, PbmError> {
     let open = Open::read(path)?;
@@ -211,21 +218,36 @@ pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmEr
                 clock_ms: None,
             }),
         )),
-        Err(rejection) => {
-            let mut text = format!("rejected, nothing changed: {rejection}");
-            // Suggestions come from the legal actions of the seat to act: never show
-            // them to another seat (an eliminated multichess seat gets `Illegal`).
-            let to_act = matches!(game.turn(), Turn::Act { seat: to, .. } if to == seat);
-            if to_act && matches!(rejection, Rejection::Malformed { .. } | Rejection::Illegal { .. }) {
-                let legal = game.legal_actions();
-                let close = crate::text::closest(action, legal.iter().map(String::as_str), 5);
-                if !close.is_empty() {
-                    let _ = write!(text, "; did you mean {}?", close.join(", "));
-                }
-            }
-            Err(PbmError::Rejected(text))
-        }
+        Err(rejection) => Err(PbmError::Rejected(format!(
+            "rejected, nothing changed: {rejection}; {}",
+            suggestion(path, seat, &*game, &rejection, action)
+        ))),
     })
+}
+
+/// What the seat can do about a rejection: every rejection carries one. The closest
+/// legal actions come from the legal actions of the seat to act, so they are only
+/// offered to that seat (an eliminated multichess seat gets `Illegal` and must not
+/// learn another seat's moves); everyone else is pointed at their own view.
+fn suggestion(path: &Path, seat: Seat, game: &dyn Game, rejection: &Rejection, action: &str) -> String {
+    let view = format!("`referee pbm view {} --seat {seat}`", path.display());
+    let to_act = matches!(game.turn(), Turn::Act { seat: to, .. } if to == seat);
+    match rejection {
+        Rejection::Malformed { .. } | Rejection::Illegal { .. } if to_act => {
+            let legal = game.legal_actions();
+            let close = crate::text::closest(action, legal.iter().map(String::as_str), 5);
+            if close.is_empty() {
+                format!("{view} lists your legal actions")
+            } else {
+                format!("did you mean {}?", close.join(", "))
+            }
+        }
+        Rejection::NotYourTurn { .. } => {
+            format!("wait for your turn: a message tells you when it comes; {view} shows the game now")
+        }
+        Rejection::GameOver => format!("{view} shows the result"),
+        Rejection::Malformed { .. } | Rejection::Illegal { .. } => format!("{view} shows the game now"),
+    }
 }
 
 /// Records that `seat` resigns (a forfeit, R-F1 applies).
@@ -233,11 +255,14 @@ pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
     update(path, seat, |game| {
         // A forfeit that changes nothing is refused by verify too (R-F1, R-M5).
         game.forfeitable(seat).map_err(|why| {
+            let view = format!("`referee pbm view {} --seat {seat}`", path.display());
             PbmError::Rejected(match why {
-                Unforfeitable::Over => "rejected, nothing changed: the game is over".into(),
-                Unforfeitable::Out => {
-                    format!("rejected, nothing changed: seat {seat} is out of the game already")
+                Unforfeitable::Over => {
+                    format!("rejected, nothing changed: the game is over; {view} shows the result")
                 }
+                Unforfeitable::Out => format!(
+                    "rejected, nothing changed: seat {seat} is out of the game already; {view} shows the game now"
+                ),
             })
         })?;
         let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
@@ -287,6 +312,12 @@ fn update(
         lines.push(Line::Reveal(RevealLine { salt, data }));
     }
     rewrite(&held, path, &open.replay.header, &lines)?;
+    if game.outcome().is_some() {
+        // The record's reveal line holds the salt now, and every later command reads
+        // it from there: a copy left beside the record would only be a secret file
+        // that is no longer secret (a crash just before this leaves it, harmlessly).
+        remove_salt(&held, path)?;
+    }
     let open = Open::read(path)?;
     Seat::all(game.seat_count())
         .map(|s| message(&open, s, before))

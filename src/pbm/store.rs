@@ -69,6 +69,16 @@ pub(super) fn write_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
     Ok(())
 }
 
+/// Removes `<record>.salt` once the record's `reveal` line holds the salt; the caller
+/// holds the record's lock (`_held`). Gone already is fine: nothing else removes it.
+pub(super) fn remove_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
+    let salt_path = side(path, ".salt");
+    match std::fs::remove_file(&salt_path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&salt_path)(e)),
+        _ => Ok(()),
+    }
+}
+
 /// Removes the temporary files `<record>.tmp<pid>` that writers of the record left
 /// when they died between writing one and renaming it over the record (a kill, a
 /// crash, a power cut). The lock is exclusive and every writer takes it first, so
