@@ -138,3 +138,76 @@ fn a_step_followed_by_more_is_refused_as_such() {
         assert!(err.contains("c3-d4 is a step"), "{game}: {err}");
     }
 }
+
+#[test]
+fn seats_are_addressed_by_name_and_told_who_is_who() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    let names = ["alice", "bob", "carol", "dave"];
+    let mut args = vec!["pbm", "new", "--game", "telka", "-o", "players=4"];
+    for n in names {
+        args.extend(["--seat", n]);
+    }
+    args.push(RECORD);
+    let out = run(d, &args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let all = "players: seat 1 alice (Blue), seat 2 bob (Yellow), seat 3 carol (Red), seat 4 dave (Green)";
+    let said = text(&out.stdout);
+    assert_eq!(
+        said.matches(all).count(),
+        4,
+        "every seat is told who is who:\n{said}"
+    );
+    // R-B3: seats 1 + 4 against 2 + 3.
+    for partners in ["partners: seat 4 dave (Green)", "partners: seat 3 carol (Red)"] {
+        assert_eq!(said.matches(partners).count(), 1, "{partners}:\n{said}");
+    }
+    // By name, in any letter case, the same as by number.
+    let by_name = run(d, &["pbm", "view", RECORD, "--seat", "Dave"]);
+    let by_number = run(d, &["pbm", "view", RECORD, "--seat", "4"]);
+    assert!(by_name.status.success(), "{}", text(&by_name.stderr));
+    assert_eq!(by_name.stdout, by_number.stdout);
+    assert!(text(&by_name.stdout).contains("partners: seat 1 alice (Blue)"));
+    let out = run(d, &["pbm", "play", RECORD, "--seat", "alice", "a1-c3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = rejected(d, &["pbm", "play", RECORD, "--seat", "alice", "a2-c4"]);
+    assert!(err.contains("not seat 1's turn"), "{err}");
+    let err = rejected(d, &["pbm", "resign", RECORD, "--seat", "erin"]);
+    assert!(err.contains("no seat is named `erin`"), "{err}");
+    assert!(
+        err.contains("seat 1 alice, seat 2 bob, seat 3 carol, seat 4 dave"),
+        "{err}"
+    );
+    // Two players have no partners.
+    let dir2 = new_game("pegchow");
+    let view = run(dir2.path(), &["pbm", "view", RECORD, "--seat", "bob"]);
+    let said = text(&view.stdout);
+    assert!(
+        said.contains("players: seat 1 alice (Blue), seat 2 bob (Red)"),
+        "{said}"
+    );
+    assert!(!said.contains("partners:"), "{said}");
+}
+
+#[test]
+fn names_that_would_not_address_one_seat_are_refused_at_new() {
+    for (names, why) in [
+        (["alice", "ALICE"], "two seats cannot have one name"),
+        (["alice", "2"], "cannot be a number"),
+        (["alice", " "], "cannot be empty"),
+        (["alice", "bo\nb"], "control characters"),
+    ] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let out = run(
+            dir.path(),
+            &[
+                "pbm", "new", "--game", "pegchow", "--seat", names[0], "--seat", names[1], RECORD,
+            ],
+        );
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{names:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{names:?}: {err}");
+        assert!(err.contains(why), "{names:?}: {err}");
+        assert!(!dir.path().join(RECORD).exists(), "{names:?}: no game is created");
+    }
+}

@@ -7,7 +7,7 @@ use clap::Subcommand;
 
 use super::{print, Failure, EXIT_FAILED, EXIT_OK};
 use crate::game::{Options, Seat};
-use crate::pbm::{self, AuditError, Message, PbmError};
+use crate::pbm::{self, AuditError, Message, PbmError, SeatRef};
 
 /// The `pbm` subcommands.
 #[derive(Debug, Subcommand)]
@@ -35,17 +35,17 @@ pub enum PbmCommand {
     View {
         /// The record.
         record: PathBuf,
-        /// The seat.
+        /// The seat: its number or its player's name.
         #[arg(long)]
-        seat: Seat,
+        seat: SeatRef,
     },
     /// Apply one seat's action; prints the message for every seat.
     Play {
         /// The record.
         record: PathBuf,
-        /// The seat acting.
+        /// The seat acting: its number or its player's name.
         #[arg(long)]
-        seat: Seat,
+        seat: SeatRef,
         /// The action, as the game writes it.
         action: String,
     },
@@ -53,9 +53,9 @@ pub enum PbmCommand {
     Resign {
         /// The record.
         record: PathBuf,
-        /// The seat resigning.
+        /// The seat resigning: its number or its player's name.
         #[arg(long)]
-        seat: Seat,
+        seat: SeatRef,
     },
 }
 
@@ -88,11 +88,18 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             show(&pbm::new_game(&record, &game, &options, &seats).map_err(failure)?)?;
         }
         PbmCommand::Status { record } => print(&pbm::status(&record).map_err(failure)?)?,
-        PbmCommand::View { record, seat } => show(&[pbm::view(&record, seat).map_err(failure)?])?,
+        PbmCommand::View { record, seat } => {
+            let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
+            show(&[pbm::view(&record, seat).map_err(failure)?])?
+        }
         PbmCommand::Play { record, seat, action } => {
+            let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
             show(&pbm::play(&record, seat, &action).map_err(failure)?)?
         }
-        PbmCommand::Resign { record, seat } => show(&pbm::resign(&record, seat).map_err(failure)?)?,
+        PbmCommand::Resign { record, seat } => {
+            let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
+            show(&pbm::resign(&record, seat).map_err(failure)?)?
+        }
     }
     Ok(EXIT_OK)
 }

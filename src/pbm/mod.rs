@@ -23,10 +23,12 @@ use crate::record::{
 
 mod audit;
 mod message;
+mod seats;
 mod store;
 
 pub use audit::{audit, AuditError, AuditReport};
 use message::message;
+pub use seats::SeatRef;
 use store::{lock, remove_salt, rewrite, side, write_salt};
 
 /// Why a play-by-mail command failed; nothing was changed.
@@ -136,6 +138,7 @@ pub fn new_game(
             g.seat_count()
         )));
     }
+    seats::check_names(names)?;
     let held = lock(path)?;
     // Checked under the lock, so two `new` on one path cannot both pass.
     if path.exists() {
@@ -155,6 +158,11 @@ pub fn new_game(
 /// beside it (the file is removed when the game ends).
 pub fn in_progress(path: &Path) -> bool {
     side(path, ".salt").is_file()
+}
+
+/// The seat `seat` names in the record at `path` (by number or by player's name).
+pub fn seat_of(path: &Path, seat: &SeatRef) -> Result<Seat, PbmError> {
+    seat.resolve(&Open::read(path)?.names())
 }
 
 /// Whose turn it is and what is expected.
