@@ -52,7 +52,7 @@ pub(super) fn write_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&salt_path)(e)),
         _ => {}
     }
-    let salt = fresh_salt()?;
+    let salt = fresh_hex(32)?;
     let mut f = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -123,15 +123,15 @@ pub(super) fn rewrite(held: &Locked, path: &Path, header: &Header, lines: &[Line
 
 /// A test hook: `REFEREE_PBM_FAULT=<point>` aborts the process at that point, as a
 /// crash or a kill would.
-fn fault(point: &str) {
+pub(super) fn fault(point: &str) {
     if std::env::var("REFEREE_PBM_FAULT").is_ok_and(|p| p == point) {
         std::process::abort();
     }
 }
 
-/// A fresh 256-bit salt, hex, from the operating system.
-fn fresh_salt() -> Result<String, PbmError> {
-    let mut bytes = [0u8; 32];
+/// `n` fresh random bytes, hex, from the operating system (salts, passwords).
+pub(super) fn fresh_hex(n: usize) -> Result<String, PbmError> {
+    let mut bytes = vec![0u8; n];
     File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
         .map_err(|e| PbmError::Io(format!("cannot read random bytes: {e}")))?;
