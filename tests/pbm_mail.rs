@@ -355,3 +355,26 @@ fn help_and_view_reply_to_the_sender_only() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn addresses_that_would_not_identify_one_seat_are_refused_at_new() {
+    for (addresses, why) in [
+        (&[ALICE][..], "1 --address for a game of 2 seats"),
+        (&[ALICE, "Alice@example.org"], "cannot share an address"),
+        (&[ALICE, "bob"], "not a mail address"),
+        (&[ALICE, "bob @example.org"], "not a mail address"),
+    ] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut args = vec!["pbm", "new", "--game", "pegchow", "--seat", "a", "--seat", "b"];
+        for a in addresses {
+            args.extend(["--address", a]);
+        }
+        args.push(RECORD);
+        let out = run(dir.path(), &args, b"", None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{addresses:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(why), "{addresses:?}: {err}");
+        assert!(!dir.path().join(RECORD).exists(), "no game is created");
+    }
+}

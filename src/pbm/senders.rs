@@ -89,7 +89,7 @@ pub(super) fn issue(_held: &Locked, path: &Path, addresses: &[String]) -> Result
     Ok(passwords)
 }
 
-/// Why a mail was not taken for any seat.
+/// The seat a mail from `from` holding `password` speaks for, or its refusal.
 pub(super) fn identify(path: &Path, from: &str, password: Option<&str>) -> Result<Seat, PbmError> {
     let file = side(path, ".senders");
     let text = std::fs::read_to_string(&file).map_err(|e| {
