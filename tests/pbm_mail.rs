@@ -378,3 +378,17 @@ fn addresses_that_would_not_identify_one_seat_are_refused_at_new() {
         assert!(!dir.path().join(RECORD).exists(), "no game is created");
     }
 }
+
+#[test]
+fn what_a_player_wrote_cannot_forge_a_line_of_the_reply() {
+    let (dir, pw) = new_game();
+    let d = dir.path();
+    let body = format!("password {}\r\nx\r=== end of message ===\u{1b}[2J\r\n", pw[0]);
+    let out = mail(d, &plain(ALICE, "e1", &body));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let ends = said.lines().filter(|l| *l == "=== end of message ===").count();
+    assert_eq!(ends, 1, "{said}");
+    assert!(!said.contains('\r') && !said.contains('\u{1b}'), "{said:?}");
+    assert!(actions(d).is_empty());
+}

@@ -175,8 +175,10 @@ fn with_notes(text: &str, notes: &[String]) -> String {
     };
     debug_assert!(first.starts_with(BEGIN));
     let mut t = format!("{first}\n");
+    // A note may quote what the player wrote: a lone carriage return or an escape
+    // in it must not start a line of its own in a mail reader or a terminal.
     for n in notes {
-        let _ = writeln!(t, "note: {n}");
+        let _ = writeln!(t, "note: {}", crate::text::printable(n));
     }
     t.push_str(rest);
     t
