@@ -77,6 +77,10 @@ fn the_salt_file_goes_when_the_game_ends_and_audit_still_works() {
     // One message is not the whole transcript, but the salt must be found: the audit
     // reports missing messages, not a missing salt.
     assert!(!text(&audit.stderr).contains("salt"), "{}", text(&audit.stderr));
+    // By name, the same audit as by number.
+    let by_name = run(d, &["audit", RECORD, "--seat", "Alice", "--transcript", "t1.txt"]);
+    assert_eq!(by_name.stderr, audit.stderr);
+    assert_eq!(by_name.status.code(), audit.status.code());
     let verify = run(d, &["verify", RECORD]);
     assert!(verify.status.success(), "{}", text(&verify.stderr));
 }

@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use clap::Subcommand;
 
 use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
-use crate::game::{Options, Seat};
+use crate::game::Options;
 use crate::pbm::{self, AuditError, MailOutcome, Message, PbmError, SeatRef};
 
 /// The `pbm` subcommands.
@@ -194,7 +194,8 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
 }
 
 /// Runs `referee audit`.
-pub fn audit(record: &std::path::Path, seat: Seat, transcript: &std::path::Path) -> Result<u8, Failure> {
+pub fn audit(record: &std::path::Path, seat: SeatRef, transcript: &std::path::Path) -> Result<u8, Failure> {
+    let seat = pbm::seat_of(record, &seat).map_err(failure)?;
     let text = std::fs::read_to_string(transcript)
         .map_err(|e| Failure::usage(anyhow!("{}: {e}", transcript.display())))?;
     match pbm::audit(record, seat, &text) {
