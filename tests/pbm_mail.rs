@@ -392,3 +392,33 @@ fn what_a_player_wrote_cannot_forge_a_line_of_the_reply() {
     assert!(!said.contains('\r') && !said.contains('\u{1b}'), "{said:?}");
     assert!(actions(d).is_empty());
 }
+
+#[test]
+fn a_mail_on_stdin_sent_again_after_a_crash_is_not_applied_twice() {
+    let (dir, pw) = new_game();
+    let d = dir.path();
+    let m = plain(ALICE, "s1", &format!("password {}\na1-c3\n", pw[0]));
+    let out = run(d, &["pbm", "mail", RECORD], &m, Some("after-mail-applied"));
+    assert!(!out.status.success(), "the process died");
+    assert_eq!(actions(d), ["a1-c3"]);
+    let out = mail(d, &m);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("processed before"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(actions(d), ["a1-c3"], "applied once");
+    // Died before the record was replaced: sent again, it is applied.
+    let m = plain(BOB, "s2", &format!("password {}\nk11-i9\n", pw[1]));
+    let out = run(d, &["pbm", "mail", RECORD], &m, Some("after-temp-write"));
+    assert!(!out.status.success(), "the process died");
+    assert_eq!(actions(d), ["a1-c3"]);
+    assert!(mail(d, &m).status.success());
+    assert_eq!(actions(d), ["a1-c3", "k11-i9"]);
+    let journal = std::fs::read_to_string(d.join(format!("{RECORD}.mailids"))).expect("journal");
+    assert!(
+        !journal.contains("s2@"),
+        "the journal holds digests, not what players wrote"
+    );
+}
