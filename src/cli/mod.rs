@@ -58,9 +58,9 @@ enum Command {
     Audit {
         /// The final record.
         record: PathBuf,
-        /// The seat whose messages these are.
+        /// The seat whose messages these are: its number or its player's name.
         #[arg(long)]
-        seat: crate::game::Seat,
+        seat: crate::pbm::SeatRef,
         /// A file holding the messages the seat received, in any order.
         #[arg(long)]
         transcript: PathBuf,

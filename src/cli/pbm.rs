@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::Subcommand;
 
-use super::{print, Failure, EXIT_FAILED, EXIT_OK};
-use crate::game::{Options, Seat};
-use crate::pbm::{self, AuditError, Message, PbmError};
+use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::game::Options;
+use crate::pbm::{self, AuditError, MailOutcome, Message, PbmError, SeatRef};
 
 /// The `pbm` subcommands.
 #[derive(Debug, Subcommand)]
@@ -23,6 +23,10 @@ pub enum PbmCommand {
         /// A player's name, once per seat in seat order.
         #[arg(long = "seat", value_name = "NAME", required = true)]
         seats: Vec<String>,
+        /// A player's mail address, once per seat in seat order (or never): the game
+        /// then takes mail (`pbm mail`, `pbm inbox`), and each seat gets a password.
+        #[arg(long = "address", value_name = "ADDRESS")]
+        addresses: Vec<String>,
         /// The record file to create.
         record: PathBuf,
     },
@@ -35,27 +39,46 @@ pub enum PbmCommand {
     View {
         /// The record.
         record: PathBuf,
-        /// The seat.
+        /// The seat: its number or its player's name.
         #[arg(long)]
-        seat: Seat,
+        seat: SeatRef,
     },
     /// Apply one seat's action; prints the message for every seat.
     Play {
         /// The record.
         record: PathBuf,
-        /// The seat acting.
+        /// The seat acting: its number or its player's name.
         #[arg(long)]
-        seat: Seat,
+        seat: SeatRef,
         /// The action, as the game writes it.
         action: String,
+    },
+    /// Process one mail (RFC 5322) read from stdin; prints the messages to send.
+    Mail {
+        /// The record.
+        record: PathBuf,
+        /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
+        #[arg(long, value_name = "DIR")]
+        outdir: Option<PathBuf>,
+    },
+    /// Process every new mail of a Maildir (new/ to cur/), each exactly once.
+    Inbox {
+        /// The record.
+        record: PathBuf,
+        /// The Maildir.
+        #[arg(long, value_name = "DIR")]
+        maildir: PathBuf,
+        /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
+        #[arg(long, value_name = "DIR")]
+        outdir: Option<PathBuf>,
     },
     /// A seat resigns.
     Resign {
         /// The record.
         record: PathBuf,
-        /// The seat resigning.
+        /// The seat resigning: its number or its player's name.
         #[arg(long)]
-        seat: Seat,
+        seat: SeatRef,
     },
 }
 
@@ -64,6 +87,42 @@ fn failure(e: PbmError) -> Failure {
         PbmError::Io(_) | PbmError::Invalid(_) => Failure::failed(anyhow!(e)),
         _ => Failure::usage(anyhow!(e)),
     }
+}
+
+/// Reads one mail from stdin, refusing more than [`pbm::MAX_MAIL`] bytes.
+fn read_stdin() -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(pbm::MAX_MAIL as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::usage(anyhow!("cannot read the mail on stdin: {e}")))?;
+    if bytes.len() > pbm::MAX_MAIL {
+        return Err(Failure::usage(anyhow!(
+            "a mail has at most {} bytes",
+            pbm::MAX_MAIL
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Prints the messages, or appends each to `outdir/seat-N.txt`.
+fn deliver(messages: &[Message], outdir: Option<&std::path::Path>) -> Result<(), Failure> {
+    let Some(dir) = outdir else {
+        return show(messages);
+    };
+    use std::io::Write;
+    std::fs::create_dir_all(dir).map_err(|e| Failure::failed(anyhow!("{}: {e}", dir.display())))?;
+    for m in messages {
+        let file = dir.join(format!("seat-{}.txt", m.seat));
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| writeln!(f, "{}", m.text))
+            .map_err(|e| Failure::failed(anyhow!("{}: {e}", file.display())))?;
+    }
+    Ok(())
 }
 
 fn show(messages: &[Message]) -> Result<(), Failure> {
@@ -82,23 +141,61 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             game,
             options,
             seats,
+            addresses,
             record,
         } => {
             let options = Options::parse(options.iter().map(String::as_str)).map_err(Failure::usage)?;
-            show(&pbm::new_game(&record, &game, &options, &seats).map_err(failure)?)?;
+            show(&pbm::new_game(&record, &game, &options, &seats, &addresses).map_err(failure)?)?;
+        }
+        PbmCommand::Mail { record, outdir } => {
+            let bytes = read_stdin()?;
+            match pbm::mail(&record, &bytes).map_err(failure)? {
+                MailOutcome::Replied(messages) => deliver(&messages, outdir.as_deref())?,
+                MailOutcome::Duplicate => {
+                    eprintln!("referee: this mail was processed before; nothing was done again")
+                }
+            }
+        }
+        PbmCommand::Inbox {
+            record,
+            maildir,
+            outdir,
+        } => {
+            let report = pbm::inbox(&record, &maildir).map_err(failure)?;
+            deliver(&report.messages, outdir.as_deref())?;
+            for r in &report.refused {
+                eprintln!("referee: {}", crate::text::printable(r));
+            }
+            eprintln!(
+                "referee: inbox: {} mails processed, {} refused, {} processed before",
+                report.processed,
+                report.refused.len(),
+                report.duplicates
+            );
+            if !report.refused.is_empty() {
+                return Ok(EXIT_USAGE);
+            }
         }
         PbmCommand::Status { record } => print(&pbm::status(&record).map_err(failure)?)?,
-        PbmCommand::View { record, seat } => show(&[pbm::view(&record, seat).map_err(failure)?])?,
+        PbmCommand::View { record, seat } => {
+            let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
+            show(&[pbm::view(&record, seat).map_err(failure)?])?
+        }
         PbmCommand::Play { record, seat, action } => {
+            let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
             show(&pbm::play(&record, seat, &action).map_err(failure)?)?
         }
-        PbmCommand::Resign { record, seat } => show(&pbm::resign(&record, seat).map_err(failure)?)?,
+        PbmCommand::Resign { record, seat } => {
+            let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
+            show(&pbm::resign(&record, seat).map_err(failure)?)?
+        }
     }
     Ok(EXIT_OK)
 }
 
 /// Runs `referee audit`.
-pub fn audit(record: &std::path::Path, seat: Seat, transcript: &std::path::Path) -> Result<u8, Failure> {
+pub fn audit(record: &std::path::Path, seat: SeatRef, transcript: &std::path::Path) -> Result<u8, Failure> {
+    let seat = pbm::seat_of(record, &seat).map_err(failure)?;
     let text = std::fs::read_to_string(transcript)
         .map_err(|e| Failure::usage(anyhow!("{}: {e}", transcript.display())))?;
     match pbm::audit(record, seat, &text) {

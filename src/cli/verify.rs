@@ -21,6 +21,11 @@ pub fn run(records: &[PathBuf]) -> Result<u8, Failure> {
                         r.places.iter().map(u8::to_string).collect::<Vec<_>>().join(" "),
                         r.reason
                     ),
+                    // A mail game waits for its next mail, it was not interrupted.
+                    (None, _) if crate::pbm::in_progress(path) => format!(
+                        "UNFINISHED: a play-by-mail game in progress (`referee pbm status {}` says whose turn it is; `referee pbm play` continues it)",
+                        path.display()
+                    ),
                     (None, _) => {
                         "UNFINISHED: no result line (the game was interrupted; `match --resume` continues it)"
                             .to_string()

@@ -371,6 +371,11 @@ pub trait Game: Send + fmt::Debug {
     fn seat_count(&self) -> usize;
     /// A short name for a seat's side, e.g. `Blue` or `Blue+Green`.
     fn seat_label(&self, seat: Seat) -> String;
+    /// The other seats on `seat`'s team (4-player Peg Chow and Telka); none where
+    /// every seat plays for itself.
+    fn partners(&self, _seat: Seat) -> Vec<Seat> {
+        Vec::new()
+    }
     /// Whose turn it is and what kind of action is expected.
     fn turn(&self) -> Turn;
     /// Actions made so far, of every kind (records number their lines by it).

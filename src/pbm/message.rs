@@ -44,6 +44,14 @@ pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, 
     let _ = writeln!(t, "{BEGIN} {seat} ({}) ===", names[seat.index()]);
     let _ = writeln!(t, "game: {} {}", h.game, h.options);
     let _ = writeln!(t, "you: seat {seat}, {}", game.seat_label(seat));
+    // Who is who, so a person can answer another by name; all public (the header).
+    let label = |s: Seat| format!("seat {s} {} ({})", names[s.index()], game.seat_label(s));
+    let all: Vec<String> = Seat::all(game.seat_count()).map(label).collect();
+    let _ = writeln!(t, "players: {}", all.join(", "));
+    let partners: Vec<String> = game.partners(seat).into_iter().map(label).collect();
+    if !partners.is_empty() {
+        let _ = writeln!(t, "partners: {}", partners.join(", "));
+    }
     // R-S1: the chain hash covers hidden facts, so seats get it salted.
     let _ = writeln!(
         t,

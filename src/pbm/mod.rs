@@ -5,28 +5,40 @@
 //! processed at once cannot both apply and a crash leaves the previous record intact
 //! (its temporary file, `<record>.tmp<pid>`, is removed by the next update).
 //! A game's secret salt lives in `<record>.salt` until the game ends; then a `reveal`
-//! line publishes it, so every seat can check what it was told (`audit`).
+//! line publishes it, so every seat can check what it was told (`audit`), and the
+//! file is removed. So a salt file beside a record marks a mail game in progress.
 //!
-//! This file holds the commands (`new`, `status`, `view`, `play`, `resign`) and the
-//! update they share; `store` is how the record and its side files are locked,
-//! rewritten and salted on disk, `message` is what a seat is mailed, and `audit`
-//! checks a seat's messages against the finished record.
+//! This file holds the commands that make or read a game (`new`, `status`, `view`) and the open
+//! record they share; `update` is how `play`, `resign` and a mail change the record,
+//! `store` is how the record and its side files are locked, rewritten and salted on
+//! disk, `message` is what a seat is mailed, `seats` how a seat is named, `senders`
+//! who may mail for a seat, `mail` and `inbox` the mails read and `journal` how each
+//! changes the game exactly once, and `audit` checks a seat's messages against the
+//! finished record.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::game::{Game, GameId, NoSuchSeat, Options, Played, Rejection, Seat, Turn, Unforfeitable};
-use crate::record::{
-    self, salted_digest, ActionLine, CommitLine, ForfeitLine, Header, Line, Replay, ResultLine, RevealLine,
-};
+use crate::game::{GameId, NoSuchSeat, Options, Seat, Turn};
+use crate::record::{self, Header, Line, Replay};
 
 mod audit;
+mod inbox;
+mod journal;
+mod mail;
 mod message;
+mod seats;
+mod senders;
 mod store;
+mod update;
 
 pub use audit::{audit, AuditError, AuditReport};
+pub use inbox::{inbox, mail, InboxReport};
+pub use mail::{Outcome as MailOutcome, MAX_MAIL};
 use message::message;
+pub use seats::SeatRef;
 use store::{lock, rewrite, side, write_salt};
+pub use update::{play, resign};
 
 /// Why a play-by-mail command failed; nothing was changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -117,12 +129,15 @@ impl Open {
     }
 }
 
-/// Creates a game: `names` are the seats' players, in seat order.
+/// Creates a game: `names` are the seats' players, in seat order, and `addresses`
+/// their mail addresses (none, or one per seat: then each seat's first message
+/// carries the password its mails must hold, and no other message does).
 pub fn new_game(
     path: &Path,
     game: &str,
     options: &Options,
     names: &[String],
+    addresses: &[String],
 ) -> Result<Vec<Message>, PbmError> {
     let id = GameId::parse(game).map_err(|e| PbmError::Usage(e.to_string()))?;
     let g = id
@@ -135,6 +150,10 @@ pub fn new_game(
             g.seat_count()
         )));
     }
+    seats::check_names(names)?;
+    if !addresses.is_empty() {
+        senders::check_addresses(addresses, names.len())?;
+    }
     let held = lock(path)?;
     // Checked under the lock, so two `new` on one path cannot both pass.
     if path.exists() {
@@ -144,10 +163,37 @@ pub fn new_game(
         )));
     }
     write_salt(&held, path)?;
+    let passwords = match addresses {
+        [] => Vec::new(),
+        _ => senders::issue(&held, path, addresses)?,
+    };
     let header = Header::new(g.as_ref(), None, 0, |seat| (names[seat.index()].clone(), None));
     rewrite(&held, path, &header, &[])?;
     let open = Open::read(path)?;
-    Seat::all(g.seat_count()).map(|s| message(&open, s, 1)).collect()
+    Seat::all(g.seat_count())
+        .map(|s| {
+            let mut m = message(&open, s, 1)?;
+            if let Some(p) = passwords.get(s.index()) {
+                // After the marker line, so the message stays one a seat can audit.
+                let (first, rest) = m.text.split_once('\n').unwrap_or((&m.text, ""));
+                m.text = format!(
+                    "{first}\npassword: {p} (write `password {p}` in every mail you send; it is yours alone)\n{rest}"
+                );
+            }
+            Ok(m)
+        })
+        .collect()
+}
+
+/// Whether `path` is a play-by-mail game still in progress: its secret salt file lies
+/// beside it (the file is removed when the game ends).
+pub fn in_progress(path: &Path) -> bool {
+    side(path, ".salt").is_file()
+}
+
+/// The seat `seat` names in the record at `path` (by number or by player's name).
+pub fn seat_of(path: &Path, seat: &SeatRef) -> Result<Seat, PbmError> {
+    seat.resolve(&Open::read(path)?.names())
 }
 
 /// Whose turn it is and what is expected.
@@ -192,115 +238,4 @@ impl From<NoSuchSeat> for PbmError {
     fn from(e: NoSuchSeat) -> PbmError {
         PbmError::Usage(e.to_string())
     }
-}
-
-/// Validates and applies `action` of `seat`; returns the message for every seat.
-pub fn play(path: &Path, seat: Seat, action: &str) -> Result<Vec<Message>, PbmError> {
-    update(path, seat, |game| match game.play(seat, action) {
-        Ok(played) => Ok((
-            played.clone(),
-            Line::Action(ActionLine {
-                ply: game.plies(),
-                seat,
-                action: action.to_string(),
-                taken: played.taken.clone(),
-                forced: false,
-                opening: false,
-                events: played.events,
-                think_ms: None,
-                clock_ms: None,
-            }),
-        )),
-        Err(rejection) => {
-            let mut text = format!("rejected, nothing changed: {rejection}");
-            // Suggestions come from the legal actions of the seat to act: never show
-            // them to another seat (an eliminated multichess seat gets `Illegal`).
-            let to_act = matches!(game.turn(), Turn::Act { seat: to, .. } if to == seat);
-            if to_act && matches!(rejection, Rejection::Malformed { .. } | Rejection::Illegal { .. }) {
-                let legal = game.legal_actions();
-                let close = crate::text::closest(action, legal.iter().map(String::as_str), 5);
-                if !close.is_empty() {
-                    let _ = write!(text, "; did you mean {}?", close.join(", "));
-                }
-            }
-            Err(PbmError::Rejected(text))
-        }
-    })
-}
-
-/// Records that `seat` resigns (a forfeit, R-F1 applies).
-pub fn resign(path: &Path, seat: Seat) -> Result<Vec<Message>, PbmError> {
-    update(path, seat, |game| {
-        // A forfeit that changes nothing is refused by verify too (R-F1, R-M5).
-        game.forfeitable(seat).map_err(|why| {
-            PbmError::Rejected(match why {
-                Unforfeitable::Over => "rejected, nothing changed: the game is over".into(),
-                Unforfeitable::Out => {
-                    format!("rejected, nothing changed: seat {seat} is out of the game already")
-                }
-            })
-        })?;
-        let played = game.forfeit(seat, crate::game::ForfeitKind::Resign);
-        Ok((
-            played.clone(),
-            Line::Forfeit(ForfeitLine {
-                seat,
-                reason: crate::game::ForfeitKind::Resign,
-                detail: "resigned by mail".into(),
-                action: None,
-                events: played.events,
-            }),
-        ))
-    })
-}
-
-/// Applies one change under the lock, appends the lines it implies (commitment,
-/// result, reveal), rewrites the record atomically, and builds every seat's message.
-fn update(
-    path: &Path,
-    seat: Seat,
-    change: impl FnOnce(&mut dyn Game) -> Result<(Played, Line), PbmError>,
-) -> Result<Vec<Message>, PbmError> {
-    // No lock file beside a record that is not there.
-    if !path.is_file() {
-        return Err(PbmError::Record(format!("{}: no such record", path.display())));
-    }
-    let held = lock(path)?;
-    let open = Open::read(path)?;
-    let salt = open.salt()?.to_string();
-    let mut game = open.replay.game.boxed_clone();
-    seat.at_table(game.seat_count())?;
-    let before = open.chain.len();
-    let (_, line) = change(game.as_mut())?;
-    let mut lines = open.replay.lines.clone();
-    lines.push(line);
-    let committed = lines.iter().any(|l| matches!(l, Line::Commit(_)));
-    if let (false, Some(data)) = (committed, game.commitment_data()) {
-        lines.push(Line::Commit(CommitLine {
-            commitment: salted_digest(&salt, "commit", &data),
-        }));
-    }
-    // Play by mail runs no agent processes: none can have escaped.
-    if let Some(result) = ResultLine::of(game.as_ref(), None) {
-        lines.push(Line::Result(result));
-        let data = committed_data(&open.replay, &lines);
-        lines.push(Line::Reveal(RevealLine { salt, data }));
-    }
-    rewrite(&held, path, &open.replay.header, &lines)?;
-    let open = Open::read(path)?;
-    Seat::all(game.seat_count())
-        .map(|s| message(&open, s, before))
-        .collect()
-}
-
-/// The hidden data committed to in `lines`, recomputed by replaying them.
-fn committed_data(replay: &Replay, lines: &[Line]) -> Option<String> {
-    let mut game = record::start_game(&replay.header).ok()?;
-    for line in lines {
-        if let Line::Commit(_) = line {
-            return game.commitment_data();
-        }
-        record::step(game.as_mut(), line);
-    }
-    None
 }

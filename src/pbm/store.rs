@@ -52,7 +52,7 @@ pub(super) fn write_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&salt_path)(e)),
         _ => {}
     }
-    let salt = fresh_salt()?;
+    let salt = fresh_hex(32)?;
     let mut f = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -67,6 +67,16 @@ pub(super) fn write_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
         .and_then(|_| f.sync_all())
         .map_err(io(&salt_path))?;
     Ok(())
+}
+
+/// Removes `<record>.salt` once the record's `reveal` line holds the salt; the caller
+/// holds the record's lock (`_held`). Gone already is fine: nothing else removes it.
+pub(super) fn remove_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
+    let salt_path = side(path, ".salt");
+    match std::fs::remove_file(&salt_path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&salt_path)(e)),
+        _ => Ok(()),
+    }
 }
 
 /// Removes the temporary files `<record>.tmp<pid>` that writers of the record left
@@ -113,15 +123,15 @@ pub(super) fn rewrite(held: &Locked, path: &Path, header: &Header, lines: &[Line
 
 /// A test hook: `REFEREE_PBM_FAULT=<point>` aborts the process at that point, as a
 /// crash or a kill would.
-fn fault(point: &str) {
+pub(super) fn fault(point: &str) {
     if std::env::var("REFEREE_PBM_FAULT").is_ok_and(|p| p == point) {
         std::process::abort();
     }
 }
 
-/// A fresh 256-bit salt, hex, from the operating system.
-fn fresh_salt() -> Result<String, PbmError> {
-    let mut bytes = [0u8; 32];
+/// `n` fresh random bytes, hex, from the operating system (salts, passwords).
+pub(super) fn fresh_hex(n: usize) -> Result<String, PbmError> {
+    let mut bytes = vec![0u8; n];
     File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
         .map_err(|e| PbmError::Io(format!("cannot read random bytes: {e}")))?;

@@ -192,6 +192,14 @@ impl Game for ParkerGame {
         self.seating.players()
     }
 
+    fn partners(&self, seat: Seat) -> Vec<Seat> {
+        self.seating
+            .team(seat)
+            .into_iter()
+            .filter(|&s| s != seat)
+            .collect()
+    }
+
     fn seat_label(&self, seat: Seat) -> String {
         let names: Vec<String> = self
             .seating

@@ -61,6 +61,14 @@ pub enum MoveError {
         /// Where it ends.
         to: Point,
     },
+    /// R-B4: a step is a whole move, never combined with other steps or leaps.
+    #[error("{from}-{to} is a step, and a step is a whole move: it cannot be combined with other steps or leaps (R-B4)")]
+    StepInChain {
+        /// Where the step starts.
+        from: Point,
+        /// Where it ends.
+        to: Point,
+    },
     /// R-B4: a leap goes over a counter.
     #[error("{from}-{to} leaps over {over}, which is empty")]
     LeapsOverEmpty {
@@ -338,6 +346,11 @@ impl Position {
             for leg in points.windows(2) {
                 let (a, b) = (leg[0], leg[1]);
                 let (dx, dy) = (b.x() - a.x(), b.y() - a.y());
+                // Named apart from other bad legs: `c2-d3-e4` starts with a legal step,
+                // and "neither a step nor a leap" would call that step wrong.
+                if dx.abs().max(dy.abs()) == 1 {
+                    return Err(MoveError::StepInChain { from: a, to: b });
+                }
                 if !matches!((dx.abs(), dy.abs()), (0 | 2, 0 | 2)) || (dx, dy) == (0, 0) {
                     return Err(MoveError::NotAStepOrLeap { from: a, to: b });
                 }
