@@ -229,13 +229,12 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
         let games = r["games"].as_u64().unwrap();
         let actions = r["actions"].as_u64().unwrap();
         assert!(games > 0 && actions >= games, "{r}");
-        let wall = positive(&r["wall_s"], "wall");
-        let per_s = positive(&r["actions_per_s"], "actions/s");
-        // The rates are the counts over the wall time, as documented.
-        assert!((per_s * wall / actions as f64 - 1.0).abs() < 1e-6, "{r}");
+        positive(&r["wall_s"], "wall");
+        positive(&r["actions_per_s"], "actions/s");
         positive(&r["referee_cpu_us_per_action"], "referee CPU");
         positive(&r["agents_cpu_us_per_action"], "agents CPU");
         assert_eq!(r["forfeits"], 0, "{r}");
+        assert_eq!(r["time_losses"], 0, "{r}");
     }
     let table = run(&[]);
     assert_eq!(table.status.code(), Some(0), "stderr: {}", text(&table.stderr));

@@ -20,6 +20,23 @@ static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// its registration when they are all killed.
 static STARTING: RwLock<()> = RwLock::new(());
 
+/// Held while this process's orphaned children are listed, killed, or reaped, so
+/// that none of them is reaped by one thread while another lists or signals them.
+///
+/// The kernel lists a thread's children one at a time, finding the next from the
+/// last by count once that one is gone: a child reaped during a listing would hide
+/// another. And a pid looked at just before it is killed must still be that child:
+/// a pid that was reaped can be given to a new process. Orphans are only ever
+/// reaped under this lock (see `stop`); agents themselves are reaped by their own
+/// owner, but a live agent is never a candidate, and its reaping only changes the
+/// list of the thread that started it, where orphans never are.
+static ORPHANS: Mutex<()> = Mutex::new(());
+
+/// Takes [`ORPHANS`] (a panic elsewhere leaves nothing to repair: it guards no data).
+pub(super) fn orphans_held() -> MutexGuard<'static, ()> {
+    ORPHANS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// The list, even if a thread panicked while holding it: it stays a valid list.
 fn live_groups() -> MutexGuard<'static, Vec<i32>> {
     LIVE_GROUPS
@@ -72,25 +89,29 @@ pub fn kill_all_agents() {
 /// own. An escaped child that leads a group takes its group with it. Linux only (it
 /// reads `/proc`); elsewhere it finds nothing.
 ///
-/// `/proc` is read without any lock: starts elsewhere do not wait for the scan. What
-/// it found is sorted out with [`STARTING`] held exclusively, so no start is then in
-/// progress, and any agent whose process the scan saw is in the list by then. Each
-/// process is looked at again just before it is killed: another thread's stop may
-/// have killed and reaped it since the scan.
+/// The children are listed under [`ORPHANS`] only: starts elsewhere do not wait for
+/// the listing. What it found is sorted out with [`STARTING`] held exclusively, so
+/// no start is then in progress, and any agent whose process the listing saw is in
+/// the list by then; and with [`ORPHANS`] held again, so that each process looked
+/// at just before it is killed is still the unreaped child the listing found.
 pub(crate) fn kill_escaped_children() -> Vec<i32> {
-    let candidates = orphaned_children();
+    let candidates = {
+        let _orphans = orphans_held();
+        orphaned_among(children_of_threads().unwrap_or_else(every_process))
+    };
     if candidates.is_empty() {
         return Vec::new();
     }
     let _no_start = STARTING.write().unwrap_or_else(|poisoned| poisoned.into_inner());
     let groups = live_groups().clone();
+    let _orphans = orphans_held();
     let mut killed = Vec::new();
     let mut stat = StatReader::new();
     for (pid, pgrp) in candidates {
         if groups.contains(&pgrp) || groups.contains(&pid) {
             continue;
         }
-        // Still ours and unreaped, so its pid cannot have been given to another.
+        // Another stop may have killed and reaped it since the listing.
         if stat.parent_and_group(pid) != Some((own_pid(), pgrp)) {
             continue;
         }
@@ -108,32 +129,29 @@ fn own_pid() -> i32 {
     i32::try_from(std::process::id()).expect("pid fits in pid_t")
 }
 
-/// The children of this process outside its own process group, as (pid, group).
-fn orphaned_children() -> Vec<(i32, i32)> {
+/// Those of `pids` that are children of this process outside its own process
+/// group, as (pid, group).
+fn orphaned_among(pids: Vec<i32>) -> Vec<(i32, i32)> {
     let me = own_pid();
     let own_group = nix::unistd::getpgrp().as_raw();
-    let mut found = Vec::new();
     let mut stat = StatReader::new();
-    for pid in children_of_threads().unwrap_or_else(every_process) {
-        match stat.parent_and_group(pid) {
-            Some((ppid, pgrp)) if ppid == me && pgrp != own_group => found.push((pid, pgrp)),
-            _ => {}
-        }
-    }
-    found
+    pids.into_iter()
+        .filter_map(|pid| match stat.parent_and_group(pid) {
+            Some((ppid, pgrp)) if ppid == me && pgrp != own_group => Some((pid, pgrp)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The children of this process's threads, from `/proc/self/task/<tid>/children`;
 /// `None` where the kernel has no such file (built without `CONFIG_PROC_CHILDREN`)
-/// or a list is too long to be read whole.
+/// or a list is longer than one read takes.
 ///
 /// This reads one small file per thread of the referee instead of one per process
-/// on the machine: at one game at a time, a handful against hundreds. Orphans are
-/// adopted by a live thread of this process (the first in its list, the main
-/// thread while it lives), so they are listed too. Each list is read whole in one
-/// `read`: the kernel walks the children afresh for each `read` from a count of
-/// those before, so a child reaped between two reads would shift the count and
-/// hide another. One longer than a page is left to the whole-`/proc` scan.
+/// on the machine: at one game at a time a handful against hundreds (at 64 games
+/// at once, some 200 against some 400). Orphans are adopted by a live thread of
+/// this process (the first in its list, the main thread while it lives), so they
+/// are listed too. Call it with [`ORPHANS`] held: see there why.
 fn children_of_threads() -> Option<Vec<i32>> {
     const PAGE: usize = 4096;
     let mut pids = Vec::new();
@@ -228,26 +246,33 @@ pub fn process_group_alive(pgid: i32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{children_of_threads, orphaned_children, parent_and_group};
+    use super::{
+        children_of_threads, every_process, orphaned_among, parent_and_group, pgid_of, spawn_registered,
+        unregister,
+    };
     use std::os::unix::process::CommandExt;
 
     #[test]
     fn a_child_in_a_group_of_its_own_is_found_by_the_thread_listing_and_the_scan() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .process_group(0)
-            .spawn()
-            .expect("sleep starts");
-        let pid = i32::try_from(child.id()).unwrap();
-        // Both ways of finding it: the listing of this process's threads' children
-        // where the kernel has it, and the sorting out of what was found.
+        // Registered, as an agent is, so that another test's escape scan leaves it be.
+        let mut command = std::process::Command::new("sleep");
+        command.arg("30").process_group(0);
+        let mut child = spawn_registered(&mut command).expect("sleep starts");
+        let pid = pgid_of(&child);
+        // Both ways of listing: this process's threads' children where the kernel
+        // has the lists, and every process in /proc.
+        let mut sources = vec![every_process()];
         if let Some(listed) = children_of_threads() {
             assert!(listed.contains(&pid), "{listed:?} lacks {pid}");
+            sources.push(listed);
         }
-        assert!(orphaned_children().contains(&(pid, pid)));
+        for pids in sources {
+            assert_eq!(orphaned_among(pids).iter().filter(|&&(p, _)| p == pid).count(), 1);
+        }
         child.kill().unwrap();
         child.wait().unwrap();
-        assert!(!orphaned_children().iter().any(|&(p, _)| p == pid));
+        unregister(pid);
+        assert!(!orphaned_among(every_process()).iter().any(|&(p, _)| p == pid));
     }
 
     #[test]

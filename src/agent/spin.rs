@@ -4,12 +4,14 @@
 //! A thread asleep on one CPU takes several microseconds to wake when a line arrives
 //! from another, about as long as an instant agent takes to answer; checking instead
 //! (a read, then yielding the CPU to whatever else may run on it) catches the line
-//! as it comes. That pays only while a CPU is free to run the agent beside the
-//! spinning referee. When more games wait on their agents than there are CPUs, every
-//! CPU has a bot to run, and the spin only takes turns from them: `referee bench
-//! --throughput` measured, with the spin kept at every concurrency, 36–51% more
-//! referee CPU per action and 10–20% fewer actions per second at 32 and 64 games
-//! at once on 2 CPUs, and 1.4–1.8× the actions per second with it at 1 game.
+//! as it comes. That pays when the agent can run on another CPU meanwhile. When more
+//! games wait on their agents than there are CPUs, every CPU has a bot to run, and
+//! the spin only takes turns from them. `referee bench --throughput` on 2 CPUs,
+//! with the spin kept at every concurrency against this bound (six runs of each,
+//! medians): at 32 and 64 games at once, 24% and 28% more actions per second and
+//! 19% and 22% less referee CPU per action with the bound; at 1 game the bound never
+//! closes; at 2 and 8 games the two were within the noise of each other, so the
+//! bound sits where each wait could have a CPU to itself, not lower.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -43,7 +45,7 @@ impl Waiting {
     /// Checks `output` for a line for up to [`SPIN`] (never past `deadline`), unless
     /// more waits are in progress than there are CPUs; `None` when no line came.
     pub(super) fn spin(&self, output: &mut Output, deadline: Instant) -> Option<Received> {
-        if WAITING.load(Ordering::Relaxed) > cpus() {
+        if !spin_pays(WAITING.load(Ordering::Relaxed), available_cpus()) {
             return None;
         }
         let until = deadline.min(Instant::now() + SPIN);
@@ -68,8 +70,26 @@ impl Drop for Waiting {
     }
 }
 
+/// Whether a wait spins while `waiting` waits are in progress on `cpus` CPUs.
+fn spin_pays(waiting: usize, cpus: usize) -> bool {
+    waiting <= cpus
+}
+
 /// The CPUs this process may run on, read once: finding out reads files.
-fn cpus() -> usize {
+pub fn available_cpus() -> usize {
     static CPUS: OnceLock<usize> = OnceLock::new();
     *CPUS.get_or_init(|| thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spin_pays;
+
+    #[test]
+    fn the_spin_stops_once_waits_outnumber_the_cpus() {
+        assert!(spin_pays(1, 1));
+        assert!(spin_pays(2, 2));
+        assert!(!spin_pays(3, 2));
+        assert!(!spin_pays(64, 2));
+    }
 }

@@ -14,7 +14,7 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-use super::registry::kill_escaped_children;
+use super::registry::{kill_escaped_children, orphans_held};
 
 /// Pause between checks while waiting for a process to exit, where the kernel offers
 /// no pidfd (before Linux 5.3, other Unixes).
@@ -93,10 +93,15 @@ pub enum Ending {
 /// Reaps the members of group `pgid` that became our children when orphaned.
 ///
 /// They were sent SIGKILL already; this only waits for them to die, up to `until`.
+/// Each reap holds the registry's orphan lock, as every reap of an orphan does.
 pub(super) fn reap_group(pgid: i32, until: Instant) {
     let group = Pid::from_raw(-pgid);
     loop {
-        match waitpid(group, Some(WaitPidFlag::WNOHANG)) {
+        let reaped = {
+            let _orphans = orphans_held();
+            waitpid(group, Some(WaitPidFlag::WNOHANG))
+        };
+        match reaped {
             Ok(WaitStatus::StillAlive) => {
                 if Instant::now() >= until {
                     return;
@@ -125,6 +130,7 @@ pub(super) fn reap_sandbox_init(info: &mut impl std::io::Read, until: Instant) -
         return false;
     };
     let gone = || {
+        let _orphans = orphans_held();
         !matches!(
             waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
             Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
@@ -161,6 +167,7 @@ pub(super) fn reap_escaped(until: Instant) -> Vec<i32> {
         }
         while !left.is_empty() {
             left.retain(|&pid| {
+                let _orphans = orphans_held();
                 matches!(
                     waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
                     Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)

@@ -367,7 +367,7 @@ fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::R
     let fixed_costs = fixed::measure(exe, dir, work, only)?;
     Ok(Figures {
         fixed_costs,
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpus: crate::agent::available_cpus(),
         cpu_model: cpu_model(),
         timings,
         games,

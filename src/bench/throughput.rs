@@ -47,7 +47,7 @@ pub struct ThroughputRow {
     /// CPU time of the referee and its agents over wall time and the cores: 1.0 is
     /// every core busy all the time.
     pub cores_busy: f64,
-    /// Games a seat lost on time, read from the records.
+    /// Forfeits on time (a seat that lost its game on time), read from the records.
     pub time_losses: usize,
     /// Forfeits of any kind, read from the records.
     pub forfeits: usize,
@@ -94,7 +94,7 @@ pub fn measure(exe: &str, dir: &Path, quick: bool, isolation: &Isolation) -> std
         game: format!("{} {given}", GameId::Telka),
         time_control: TIME_CONTROL.to_string(),
         isolation: isolation.describe(),
-        cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpus: crate::agent::available_cpus(),
         rows,
     })
 }
@@ -129,7 +129,7 @@ fn tournament_at(
     let actions: u64 = results.iter().map(|r| u64::from(r.plies)).sum();
     let forfeits = || results.iter().flat_map(|r| &r.forfeits);
     let per_action = |d: Duration| d.as_secs_f64() * 1e6 / actions.max(1) as f64;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let cores = crate::agent::available_cpus() as f64;
     Ok(ThroughputRow {
         concurrency,
         games,
