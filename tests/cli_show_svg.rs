@@ -90,7 +90,12 @@ fn diagram_rows(text: &str) -> Vec<Vec<String>> {
         .filter_map(|l| {
             let mut words = l.split_whitespace();
             words.next()?.parse::<u32>().ok()?;
-            Some(words.map(str::to_string).collect())
+            // I-Doubt-It pieces carry their marks (`P'^`): the piece is what is left.
+            Some(
+                words
+                    .map(|w| w.trim_end_matches(['\'', '^', '_']).to_string())
+                    .collect(),
+            )
         })
         .collect()
 }
@@ -363,24 +368,27 @@ fn text_stays_the_default_format() {
     assert!(!plain.contains("<svg"));
 }
 
-/// The pieces on the two benches of the text diagram's summary line
-/// (`benches white [P'^P'^] black [x'_x']`): one letter per piece.
+/// The text diagram's line of the benches (`benches: White 1 P'^, 2 P'^; Black
+/// empty`).
+fn benches_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| l.starts_with("benches: "))
+        .expect("a line of the benches")
+}
+
+/// The pieces on the two benches of the text diagram: one letter per piece.
 fn bench_counts(text: &str) -> (usize, usize) {
-    let line = text
-        .lines()
-        .find(|l| l.contains("; benches white ["))
-        .expect("a summary line");
-    let bench = |side: &str| {
-        let inside = line
-            .split(&format!("{side} ["))
-            .nth(1)
-            .unwrap()
-            .split(']')
-            .next()
-            .unwrap();
-        inside.chars().filter(char::is_ascii_alphabetic).count()
+    let line = benches_line(text).trim_start_matches("benches: ");
+    let (white, black) = line.split_once("; ").expect("both sides");
+    let count = |side: &str, slots: &str| {
+        let slots = slots.strip_prefix(side).expect("the side named").trim();
+        if slots == "empty" {
+            0
+        } else {
+            slots.chars().filter(char::is_ascii_alphabetic).count()
+        }
     };
-    (bench("white"), bench("black"))
+    (count("White", white), count("Black", black))
 }
 
 #[test]
@@ -413,14 +421,7 @@ fn shogi_benches_hold_their_pieces_in_slots_and_hide_what_a_seat_may_not_see() {
             );
             let hidden = |w: &String| w == "X" || w == "x";
             let hidden_text = diagram_rows(&text).iter().flatten().filter(|w| hidden(w)).count();
-            let summary = text.lines().find(|l| l.contains("; benches white [")).unwrap();
-            let hidden_bench = summary
-                .split("benches ")
-                .nth(1)
-                .unwrap()
-                .split(';')
-                .next()
-                .unwrap()
+            let hidden_bench = benches_line(&text)
                 .chars()
                 .filter(|c| *c == 'X' || *c == 'x')
                 .count();

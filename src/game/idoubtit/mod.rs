@@ -420,50 +420,135 @@ impl Game for IdtGame {
 }
 
 /// A board diagram drawn from a state or view string (so a seat's diagram can only
-/// show what its view shows).
+/// show what its view shows), with its fields in words below: who acts, the benches
+/// slot by slot, what is left to place, what may be doubted, and what the marks on
+/// the pieces mean (protocol.md §3.2).
 fn diagram(text: &str, variant: Variant) -> String {
-    let board = variant.board;
-    let n = board.size();
-    let main = text.split(" | ").next().unwrap_or("");
-    let fields: Vec<&str> = main.split(' ').collect();
+    let n = variant.board.size();
+    let mut parts = text.split(" | ");
+    let fields: Vec<&str> = parts.next().unwrap_or("").split(' ').collect();
+    let field = |i: usize| fields.get(i).copied().unwrap_or("");
     let mut out = String::new();
-    for (row, rank) in fields[0].split('/').enumerate() {
-        out.push_str(&format!("{} ", n as usize - row));
-        let mut chars = rank.chars().peekable();
-        while let Some(c) = chars.next() {
-            if let Some(d) = c.to_digit(10) {
-                (0..d).for_each(|_| out.push_str("  ."));
-                continue;
-            }
-            let mut cell = String::from(c);
-            if c == '+' {
-                cell.push(chars.next().unwrap_or('?'));
-            }
-            while chars.peek().is_some_and(|m| "'^_".contains(*m)) {
-                chars.next();
-            }
-            out.push_str(&format!("{cell:>3}"));
+    for (row, rank) in field(0).split('/').enumerate() {
+        out.push_str(&format!("{:>2} ", n as usize - row));
+        for cell in cells(rank) {
+            out.push_str(&format!("{cell:>4}"));
         }
         out.push('\n');
     }
-    out.push_str("  ");
+    out.push_str("   ");
     for f in 0..n {
-        out.push_str(&format!("  {}", (b'a' + f) as char));
+        out.push_str(&format!("{:>4}", (b'a' + f) as char));
     }
     out.push('\n');
     out.push_str(&format!(
-        "{} {}; benches white [{}] black [{}]; to place white {} black {}; {} play-phase actions{}\n",
-        fields.get(1).unwrap_or(&""),
-        fields.get(2).unwrap_or(&""),
-        fields.get(3).unwrap_or(&""),
-        fields.get(4).unwrap_or(&""),
-        fields.get(5).unwrap_or(&""),
-        fields.get(6).unwrap_or(&""),
-        fields.get(7).unwrap_or(&""),
-        match text.split(" | ").nth(1) {
-            Some(p) => format!("; doubtable: {p}"),
-            None => String::new(),
-        }
+        "{}; {} play-phase actions\n",
+        turn_words(field(1), field(2)),
+        field(7)
     ));
+    if variant.drops > 0 {
+        out.push_str(&format!(
+            "benches: White {}; Black {}\n",
+            bench_words(field(3)),
+            bench_words(field(4))
+        ));
+    }
+    if field(1) == "place" {
+        out.push_str(&format!(
+            "to place: White {}; Black {}\n",
+            supply_words(field(5)),
+            supply_words(field(6))
+        ));
+    }
+    if let Some(pending) = parts.next() {
+        let (actor, action) = pending.split_once(' ').unwrap_or((pending, ""));
+        out.push_str(&format!("may be doubted: {}'s {action}\n", side_name(actor)));
+    }
+    out.push_str(
+        "marks: ' the piece changed sides (captured, then benched or dropped); ^ / _ a capture \
+         of it by White / by Black has stood; X / x a piece whose type is not known here\n",
+    );
     out
+}
+
+/// The cells of one rank of a board field: `.` for an empty square, else the piece
+/// token with its marks (`+r`, `P'^`).
+fn cells(rank: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = rank.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(d) = c.to_digit(10) {
+            out.extend((0..d).map(|_| ".".to_string()));
+            continue;
+        }
+        let mut cell = String::from(c);
+        if c == '+' {
+            cell.extend(chars.next());
+        }
+        while let Some(m) = chars.next_if(|m| "'^_".contains(*m)) {
+            cell.push(m);
+        }
+        out.push(cell);
+    }
+    out
+}
+
+/// `White to play`, `Black to place`, `White has won`, … from the phase and side fields.
+fn turn_words(phase: &str, side: &str) -> String {
+    let who = side_name(side);
+    match phase {
+        "place" => format!("{who} to place"),
+        "play" => format!("{who} to play"),
+        "respond" => format!("{who} to answer the capture of its king"),
+        "won" => format!("{who} has won"),
+        "drawn" => "drawn".to_string(),
+        other => format!("{other} {side}"),
+    }
+}
+
+/// `White` for `w`, `Black` for `b`.
+fn side_name(side: &str) -> &str {
+    match side {
+        "w" => "White",
+        "b" => "Black",
+        other => other,
+    }
+}
+
+/// A bench field as its slots: `1 P'^, 2 B'^_`, or `empty`.
+fn bench_words(bench: &str) -> String {
+    let slots = cells(bench);
+    if bench == "-" || slots.is_empty() {
+        return "empty".to_string();
+    }
+    let words: Vec<String> = slots
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{} {p}", i + 1))
+        .collect();
+    words.join(", ")
+}
+
+/// A supply field: its types, or `nothing`.
+fn supply_words(supply: &str) -> &str {
+    if supply == "-" || supply.is_empty() {
+        "nothing"
+    } else {
+        supply
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bench_words, cells, turn_words};
+
+    #[test]
+    fn the_diagram_says_its_fields_in_words_and_keeps_the_marks() {
+        assert_eq!(cells("2P'^+r_x1"), [".", ".", "P'^", "+r_", "x", "."]);
+        assert_eq!(bench_words("P'^B'^_"), "1 P'^, 2 B'^_");
+        assert_eq!(bench_words("-"), "empty");
+        assert_eq!(turn_words("respond", "b"), "Black to answer the capture of its king");
+        assert_eq!(turn_words("won", "w"), "White has won");
+        assert_eq!(turn_words("drawn", "-"), "drawn");
+    }
 }
