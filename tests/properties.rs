@@ -536,7 +536,7 @@ proptest! {
     #[test]
     fn commands_parse_or_fail_cleanly(line in command_line()) {
         match ControlCommand::parse(&line) {
-            Ok(ControlCommand::New { game, options, state }) => {
+            Ok(ControlCommand::New { game, options, state, .. }) => {
                 prop_assert!(!game.is_empty());
                 prop_assert!(options.iter().all(|o| !o.is_empty() && !o.contains(char::is_whitespace)));
                 if let Some(state) = state {

@@ -393,7 +393,7 @@ pub fn check_bots(script: &str, seed: u64) {
 // ---------------------------------------------------------------------------------
 
 /// The error kinds of the controller protocol.
-pub const ERROR_KINDS: [&str; 8] = [
+pub const ERROR_KINDS: [&str; 10] = [
     "usage",
     "setup",
     "no-game",
@@ -402,6 +402,8 @@ pub const ERROR_KINDS: [&str; 8] = [
     "turn",
     "over",
     "record",
+    "undo",
+    "name",
 ];
 
 /// An `error` line: `error <kind> <message>`, on one line.
