@@ -21,7 +21,7 @@ use referee::record::{
     self, ActionLine, ForfeitLine, Header, Line, RecordWriter, Replay, ResultLine, SeatEntry, FORMAT, GENESIS,
 };
 use referee::rng::Rng;
-use referee::serve::{ControlCommand, Controller};
+use referee::serve::{json, Answer, ControlCommand, Controller};
 
 // ---------------------------------------------------------------------------------
 // Games, and games played here
@@ -416,6 +416,22 @@ pub fn check_error_line(line: &str) {
     assert!(!words.next().unwrap_or("").is_empty(), "`{line}`: no message");
 }
 
+/// A `serve --json` answer: one line holding one object whose `ok` says whether the
+/// command succeeded, and an error object with a known kind and a message.
+pub fn check_json_line(line: &str, ok: bool) {
+    assert!(!line.contains('\n'), "`{line}` spans lines");
+    let value: serde_json::Value = serde_json::from_str(line).expect("a JSON answer parses");
+    assert_eq!(value["ok"], ok, "`{line}`");
+    if !ok {
+        let kind = value["error"]["kind"].as_str().unwrap_or("");
+        assert!(ERROR_KINDS.contains(&kind), "`{line}`: unknown error kind");
+        assert!(
+            value["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "`{line}`"
+        );
+    }
+}
+
 /// A controller whose `record` and `load` files stay in a scratch directory.
 pub struct Session {
     pub controller: Controller,
@@ -466,7 +482,9 @@ impl Session {
     /// change nothing. Returns the answer's lines and whether it was `ok`.
     pub fn run(&mut self, line: &str) -> (Vec<String>, bool) {
         let before = self.snapshot();
-        let answer = self.controller.execute(line);
+        let (typed, quit) = self.controller.execute_typed(line);
+        check_json_line(&json::answer_line(&typed), typed.is_ok());
+        let answer = Answer::of(&typed, quit);
         for l in &answer.lines {
             assert!(!l.contains('\n'), "`{line}`: data line `{l}` spans lines");
             assert!(
@@ -490,6 +508,35 @@ impl Session {
             answer.last
         );
         (answer.lines, false)
+    }
+
+    /// `play`s a legal action for each of `picks` (the pick modulo the number
+    /// listed) while the game goes on, then `undo`es them all at once: everything the
+    /// snapshot holds (the answers to the read-only commands and the record) is as it
+    /// was before.
+    pub fn play_undo(&mut self, picks: &[usize]) {
+        let before = self.snapshot();
+        let mut played = 0;
+        for pick in picks {
+            let (Some(turn), Some(legal)) = (self.query("turn"), self.query("legal")) else {
+                return;
+            };
+            let Some(seat) = turn.split(' ').nth(1).filter(|s| *s != "none") else {
+                break;
+            };
+            let legal: Vec<&str> = legal.split(' ').filter(|a| !a.is_empty()).collect();
+            if legal.is_empty() {
+                break;
+            }
+            let line = format!("play {seat} {}", legal[pick % legal.len()]);
+            assert!(self.run(&line).1, "`{line}` of the legal list rejected");
+            played += 1;
+        }
+        if played == 0 {
+            return;
+        }
+        assert!(self.run(&format!("undo {played}")).1, "`undo {played}` rejected");
+        assert_eq!(self.snapshot(), before, "`undo {played}` left another game");
     }
 
     /// The one data line of a query.
