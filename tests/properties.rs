@@ -560,6 +560,8 @@ enum Step {
     PlayLegal(Index),
     /// `play` legal actions (picked by these numbers) and `undo` them all.
     PlayUndo(Vec<usize>),
+    /// `clone` the current game, play in the copy, come back.
+    CloneApart(usize),
     /// `play` for a seat some text.
     Play(usize, String),
     /// `resign` a seat.
@@ -579,6 +581,7 @@ fn step() -> impl Strategy<Value = Step> {
         2 => (any_setup(), proptest::option::of((any::<u64>(), 0..40usize, edits()))).prop_map(|(s, st)| Step::New(s, st)),
         8 => any::<Index>().prop_map(Step::PlayLegal),
         2 => proptest::collection::vec(any::<usize>(), 1..5).prop_map(Step::PlayUndo),
+        1 => any::<usize>().prop_map(Step::CloneApart),
         2 => (0..10usize, "[a-k0-9@:=+-]{1,9}|doubt|accept|pass").prop_map(|(s, a)| Step::Play(s, a)),
         1 => (0..10usize).prop_map(Step::Resign),
         1 => (0..10usize).prop_map(Step::Look),
@@ -600,6 +603,7 @@ impl Session {
             }
             Step::PlayLegal(i) => return self.play_legal(|n| i.index(n)),
             Step::PlayUndo(picks) => return self.play_undo(&picks),
+            Step::CloneApart(pick) => return self.clone_apart(pick),
             Step::Play(seat, action) => format!("play {seat} {action}"),
             Step::Resign(seat) => format!("resign {seat}"),
             Step::Look(seat) => {

@@ -559,9 +559,63 @@ impl Session {
             return;
         }
         let line = format!("play {seat} {}", legal[choose(legal.len())]);
+        let known = self.information_states();
         let (_, ok) = self.run(&line);
         assert!(ok, "`{line}` of the legal list rejected");
         self.check_state_accepted_back();
+        self.check_recall(&known, &line);
+    }
+
+    /// Every seat's `information_state`, by seat.
+    fn information_states(&mut self) -> Vec<String> {
+        (1..)
+            .map_while(|seat| self.query(&format!("information_state {seat}")))
+            .collect()
+    }
+
+    /// Perfect recall: after an action every seat still knows all it knew, so its
+    /// information state before, without the view it ends with, begins the one after.
+    fn check_recall(&mut self, before: &[String], line: &str) {
+        for (i, (old, new)) in before.iter().zip(self.information_states()).enumerate() {
+            let old: Vec<&str> = old.split(" | ").collect();
+            let new: Vec<&str> = new.split(" | ").collect();
+            let kept = &old[..old.len() - 1];
+            assert!(
+                new.len() > kept.len() && new[..kept.len()] == *kept,
+                "`{line}`: seat {} forgot what it was told",
+                i + 1
+            );
+        }
+    }
+
+    /// `clone`s the current game, plays in the copy and comes back: the copy starts
+    /// as the original stands, and playing in it leaves the original as it was.
+    pub fn clone_apart(&mut self, pick: usize) {
+        let Some(games) = self.query("games") else { return };
+        let Some(current) = games
+            .split("game ")
+            .find(|g| g.trim_end().ends_with(" current"))
+            .and_then(|g| g.split(' ').next())
+            .map(str::to_string)
+        else {
+            return;
+        };
+        let copy = if current == "copy" { "other" } else { "copy" };
+        let before = self.snapshot();
+        self.run(&format!("drop {copy}"));
+        assert!(
+            self.run(&format!("clone {current} {copy}")).1,
+            "`clone {current} {copy}`"
+        );
+        assert!(self.run(&format!("use {copy}")).1);
+        assert_eq!(
+            self.snapshot(),
+            before,
+            "the clone of `{current}` is another game"
+        );
+        self.play_legal(|n| pick % n);
+        assert!(self.run(&format!("use {current}")).1);
+        assert_eq!(self.snapshot(), before, "playing in a clone changed `{current}`");
     }
 
     /// `record`s the game and `load`s it back: the same state.
