@@ -316,3 +316,26 @@ fn information_states_differ_exactly_where_the_seat_saw_a_difference() {
     assert_ne!(telka(&mut s, "a1-c3", 2), telka(&mut s, "c2-d3", 2));
     assert_eq!(telka(&mut s, "a1-c3", 2), telka(&mut s, "a1-c3", 2));
 }
+
+#[test]
+fn a_seat_that_resigned_is_told_nothing_after_it() {
+    // As in a match, where a forfeiting seat's agent is stopped before anyone is told.
+    let mut s = Serve::start();
+    s.ask("new telka players=3");
+    s.ask("play 1 a1-c3");
+    let before = s.ask("information_state 2")[0].clone();
+    s.ask("resign 2");
+    s.ask("play 3 k10-i8");
+    assert_eq!(s.ask("events 2"), ["event move blue a1-c3"]);
+    assert_eq!(s.ask("events 2"), Vec::<String>::new());
+    let after = s.ask("information_state 2")[0].clone();
+    let (known, _view) = before.rsplit_once(" | ").unwrap();
+    assert_eq!(after, known, "only what came before the resignation");
+    // The others are told of it and play on.
+    let told = s.ask("events 3");
+    assert!(told.contains(&"event forfeit 2 resign".to_string()), "{told:?}");
+    assert!(told.last().unwrap().starts_with("view "), "{told:?}");
+    // Taking the resignation back gives the seat its agent again.
+    s.ask("undo 2");
+    assert!(s.ask("events 2")[0].starts_with("view "));
+}

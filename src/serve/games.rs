@@ -15,6 +15,9 @@ struct Told {
     asked: Option<View>,
     /// Each seat's events, by seat index.
     events: Vec<Vec<SeatEvent>>,
+    /// The seat this resigned: a match stops a forfeiting seat's agent before the
+    /// forfeit is told to anyone, so that agent is told nothing from here on.
+    resigned: Option<Seat>,
 }
 
 /// A game under controller command.
@@ -71,10 +74,15 @@ impl ControlledGame {
                 Line::Action(a) if !a.forced && !a.opening => Some(game.view(a.seat)),
                 _ => None,
             };
+            let resigned = match line {
+                Line::Forfeit(f) => Some(f.seat),
+                _ => None,
+            };
             if let Some(played) = record::step(game.as_mut(), line) {
                 told.push(Told {
                     asked,
                     events: played.seat_events,
+                    resigned,
                 });
             }
         }
@@ -109,7 +117,7 @@ impl ControlledGame {
             think_ms: None,
             clock_ms: None,
         }));
-        Ok(self.note(asked, played))
+        Ok(self.note(asked, None, played))
     }
 
     /// Resigns `seat` (a forfeit, R-F1), recording it; returns the omniscient events.
@@ -128,15 +136,16 @@ impl ControlledGame {
             action: None,
             events: played.events.clone(),
         }));
-        Ok(self.note(None, played))
+        Ok(self.note(None, Some(seat), played))
     }
 
     /// Keeps what an accepted action or forfeit told the seats, and appends the result
     /// line once the game is over.
-    fn note(&mut self, asked: Option<View>, played: Played) -> Vec<String> {
+    fn note(&mut self, asked: Option<View>, resigned: Option<Seat>, played: Played) -> Vec<String> {
         self.told.push(Told {
             asked,
             events: played.seat_events,
+            resigned,
         });
         // The controller's seats are not processes the referee started.
         if let Some(result) = ResultLine::of(self.game.as_ref(), None) {
@@ -175,32 +184,48 @@ impl ControlledGame {
         Ok(())
     }
 
+    /// How far into `told` the seat's agent was told anything: up to its own
+    /// resignation, if it resigned, else to the end.
+    fn reach(&self, seat: Seat) -> usize {
+        self.told
+            .iter()
+            .position(|t| t.resigned == Some(seat))
+            .unwrap_or(self.told.len())
+    }
+
     /// The lines `seat`'s agent would have been sent since the last call: its `event`
-    /// lines, then its `view` (or `gameover` once the game is over).
+    /// lines, then its `view` (or `gameover` once the game is over); for a seat that
+    /// resigned, only what came before its resignation.
     pub(super) fn events(&mut self, seat: Seat) -> Result<Vec<String>, CommandError> {
         seat.at_table(self.game.seat_count())?;
-        let from = self.heard[seat.index()];
-        let mut lines: Vec<String> = self.told[from..]
+        let reach = self.reach(seat);
+        let from = self.heard[seat.index()].min(reach);
+        let mut lines: Vec<String> = self.told[from..reach]
             .iter()
             .flat_map(|t| &t.events[seat.index()])
             .map(|e| ToAgent::Event(e).to_string())
             .collect();
-        lines.push(self.now_line(seat));
-        self.heard[seat.index()] = self.told.len();
+        lines.extend(self.now_line(seat));
+        self.heard[seat.index()] = reach;
         Ok(lines)
     }
 
-    /// `view …` while the game goes on, `gameover …` once it is over.
-    fn now_line(&self, seat: Seat) -> String {
-        match self.game.outcome() {
+    /// `view …` while the game goes on, `gameover …` once it is over; nothing for a
+    /// seat that resigned (its agent is gone).
+    fn now_line(&self, seat: Seat) -> Option<String> {
+        if self.reach(seat) < self.told.len() {
+            return None;
+        }
+        Some(match self.game.outcome() {
             Some(outcome) => ToAgent::GameOver(&outcome).to_string(),
             None => ToAgent::View(&self.game.view(seat)).to_string(),
-        }
+        })
     }
 
     /// Everything `seat` was told, in order, as one line: its `newgame`, then for
     /// each action or forfeit the view it was sent when asked to decide and the
     /// events it saw, then its view now (or `gameover`); the lines joined by ` | `.
+    /// A seat that resigned knows only what came before its resignation.
     pub(super) fn information_state(&self, seat: Seat) -> Result<String, CommandError> {
         seat.at_table(self.game.seat_count())?;
         let options = self.game.options();
@@ -211,7 +236,7 @@ impl ControlledGame {
             options: &options,
         }
         .to_string()];
-        for told in &self.told {
+        for told in &self.told[..self.reach(seat)] {
             if let Some(view) = told.asked.as_ref().filter(|v| v.seat() == seat) {
                 lines.push(ToAgent::View(view).to_string());
             }
@@ -221,7 +246,7 @@ impl ControlledGame {
                     .map(|e| ToAgent::Event(e).to_string()),
             );
         }
-        lines.push(self.now_line(seat));
+        lines.extend(self.now_line(seat));
         Ok(lines.join(" | "))
     }
 }
