@@ -43,7 +43,28 @@ fn json_answers_are_one_typed_object_per_line() {
     assert!(json(&mut s, "state")["state"].as_str().unwrap().ends_with(" 1"));
     assert_eq!(json(&mut s, "result")["result"], Value::Null);
     assert!(json(&mut s, "show")["diagram"].as_array().unwrap().len() >= 12);
-    assert_eq!(json(&mut s, "undo")["undone"], 1);
+    let told = json(&mut s, "events 2");
+    assert_eq!(told["seat"], 2);
+    assert_eq!(told["lines"][0], format!("event move blue {first}"));
+    assert!(told["lines"][1].as_str().unwrap().starts_with("view "), "{told}");
+    let known = json(&mut s, "information_state 2");
+    assert!(
+        known["information_state"]
+            .as_str()
+            .unwrap()
+            .starts_with("newgame "),
+        "{known}"
+    );
+    let games = json(&mut s, "games");
+    assert_eq!(
+        games["games"],
+        serde_json::json!([{"name": "main", "game": "telka", "ply": 1, "current": true}])
+    );
+    let undone = json(&mut s, "undo");
+    assert_eq!(
+        (&undone["undone"], &undone["ply"]),
+        (&serde_json::json!(1), &serde_json::json!(0))
+    );
     assert_eq!(error_kind(&json(&mut s, "undo")), "undo");
     assert_eq!(error_kind(&json(&mut s, "play 2 a1-c3")), "turn");
     assert_eq!(error_kind(&json(&mut s, "frobnicate")), "usage");
