@@ -328,6 +328,21 @@ fn information_states_differ_exactly_where_the_seat_saw_a_difference() {
     assert_ne!(state_after(&mut s, "K@a1", 1), state_after(&mut s, "Q@a1", 1));
     // Another square is seen by both.
     assert_ne!(state_after(&mut s, "K@b1", 2), king);
+    // Multi-player TelnChes: seat 2's moves in its own area are out of seat 1's sight.
+    let fog = |s: &mut Serve, action: &str, seat: usize| {
+        s.ask("new multichess");
+        s.ask("play 1 1:a2-1:a3");
+        s.ask(&format!("play 2 {action}"));
+        (
+            s.ask(&format!("information_state {seat}"))[0].clone(),
+            s.ask("state")[0].clone(),
+        )
+    };
+    let (a, state_a) = fog(&mut s, "2:a2-2:a3", 1);
+    let (b, state_b) = fog(&mut s, "2:b2-2:b3", 1);
+    assert_ne!(state_a, state_b);
+    assert_eq!(a, b, "seat 1 cannot tell the two moves apart");
+    assert_ne!(fog(&mut s, "2:a2-2:a3", 2).0, fog(&mut s, "2:b2-2:b3", 2).0);
     // Telka hides nothing: different moves are different to every seat.
     let telka = |s: &mut Serve, action: &str, seat: usize| {
         s.ask("new telka");
