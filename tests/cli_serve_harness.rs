@@ -375,3 +375,67 @@ fn a_seat_that_resigned_is_told_nothing_after_it() {
     s.ask("undo 2");
     assert!(s.ask("events 2")[0].starts_with("view "));
 }
+
+#[test]
+fn undo_reaches_into_the_history_of_a_loaded_match_record() {
+    let dir = TempDir::new().unwrap();
+    let record = dir.path().join("match.jsonl");
+    let record_arg = record.display().to_string();
+    let args = [
+        "match",
+        "--game",
+        "multichess",
+        "-o",
+        "players=3",
+        "-o",
+        "max-plies=40",
+    ];
+    let out = referee_in(dir.path())
+        .args(args)
+        .args([
+            "--st",
+            "1",
+            "--seed",
+            "9",
+            "-q",
+            "--sandbox",
+            "none",
+            "--record",
+            &record_arg,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines = record_lines(&record);
+    let played: Vec<(u64, String)> = lines
+        .iter()
+        .filter(|l| kind(l) == "action")
+        .map(|l| {
+            (
+                l["seat"].as_u64().unwrap(),
+                l["action"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut s = Serve::start();
+    s.ask(&format!("load {record_arg}"));
+    s.ask("undo 15");
+    let at = s.ask("state")[0].clone();
+    let mut fresh = Serve::start();
+    fresh.ask("new multichess players=3 max-plies=40");
+    for (seat, action) in &played[..played.len() - 15] {
+        fresh.ask(&format!("play {seat} {action}"));
+    }
+    assert_eq!(at, fresh.ask("state")[0]);
+    for seat in 1..=3 {
+        let command = format!("information_state {seat}");
+        assert_eq!(s.ask(&command), fresh.ask(&command), "seat {seat}");
+    }
+    let after = dir.path().join("after.jsonl");
+    s.ask(&format!("record {}", after.display()));
+    assert_verifies(&after);
+    assert_eq!(
+        actions(&record_lines(&after)),
+        actions(&lines)[..played.len() - 15]
+    );
+}
