@@ -524,7 +524,7 @@ proptest! {
 /// Text shaped like controller commands.
 fn command_line() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => "(new|turn|legal|correct|play|view|state|result|resign|show|help|quit|frob)( {1,2}(pegchow|telka|idoubtit|multichess|players=[0-9]{1,2}|variant=[0-9]{1,2}|max-plies=[0-9]{1,10}|colors-per-player=[0-3]|state=|[0-9]{1,3}|[a-z0-9:=@-]{1,6})){0,4} ?",
+        3 => "(new|turn|legal|correct|play|undo|view|events|information_state|state|result|resign|show|games|use|drop|clone|help|quit|frob)( {1,2}(pegchow|telka|idoubtit|multichess|players=[0-9]{1,2}|variant=[0-9]{1,2}|max-plies=[0-9]{1,10}|colors-per-player=[0-3]|state=|main|left|right|[0-9]{1,3}|[a-z0-9:=@-]{1,6})){0,4} ?",
         1 => any_text(),
     ]
 }
@@ -536,7 +536,7 @@ proptest! {
     #[test]
     fn commands_parse_or_fail_cleanly(line in command_line()) {
         match ControlCommand::parse(&line) {
-            Ok(ControlCommand::New { game, options, state }) => {
+            Ok(ControlCommand::New { game, options, state, .. }) => {
                 prop_assert!(!game.is_empty());
                 prop_assert!(options.iter().all(|o| !o.is_empty() && !o.contains(char::is_whitespace)));
                 if let Some(state) = state {
@@ -558,6 +558,10 @@ enum Step {
     New(Setup, Option<(u64, usize, Vec<Edit>)>),
     /// `play` the legal action with this index, as the seat to act.
     PlayLegal(Index),
+    /// `play` legal actions (picked by these numbers) and `undo` them all.
+    PlayUndo(Vec<usize>),
+    /// `clone` the current game, play in the copy, come back.
+    CloneApart(usize),
     /// `play` for a seat some text.
     Play(usize, String),
     /// `resign` a seat.
@@ -576,6 +580,8 @@ fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         2 => (any_setup(), proptest::option::of((any::<u64>(), 0..40usize, edits()))).prop_map(|(s, st)| Step::New(s, st)),
         8 => any::<Index>().prop_map(Step::PlayLegal),
+        2 => proptest::collection::vec(any::<usize>(), 1..5).prop_map(Step::PlayUndo),
+        1 => any::<usize>().prop_map(Step::CloneApart),
         2 => (0..10usize, "[a-k0-9@:=+-]{1,9}|doubt|accept|pass").prop_map(|(s, a)| Step::Play(s, a)),
         1 => (0..10usize).prop_map(Step::Resign),
         1 => (0..10usize).prop_map(Step::Look),
@@ -596,6 +602,8 @@ impl Session {
                 format!("new {} {} state={state}", setup.game, setup.options)
             }
             Step::PlayLegal(i) => return self.play_legal(|n| i.index(n)),
+            Step::PlayUndo(picks) => return self.play_undo(&picks),
+            Step::CloneApart(pick) => return self.clone_apart(pick),
             Step::Play(seat, action) => format!("play {seat} {action}"),
             Step::Resign(seat) => format!("resign {seat}"),
             Step::Look(seat) => {

@@ -1,6 +1,8 @@
 //! Controller sessions: every input line is a command (`!N` plays the N-th legal
-//! action, `!r` records and loads back); every answer must end with one `ok` or
-//! `error <kind> …` line, and a rejected command must change nothing.
+//! action, `!u N M …` plays legal actions and undoes them, `!cN` plays in a clone,
+//! `!r` records and loads back); every answer must end with one `ok` or
+//! `error <kind> …` line (and be one JSON object in its `--json` form), and a
+//! rejected command must change nothing.
 #![no_main]
 
 use std::sync::OnceLock;

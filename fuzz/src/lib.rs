@@ -27,11 +27,18 @@ pub fn splice(base: &str, a: u16, b: u16, text: &str) -> String {
 }
 
 impl Session {
-    /// Runs one input line: `!N` plays the N-th legal action, `!r` records and loads
-    /// back, anything else is a command (`record`/`load` paths become scratch files).
+    /// Runs one input line: `!N` plays the N-th legal action, `!u N M …` plays the
+    /// N-th, M-th … legal actions and undoes them all, `!cN` clones the game and plays
+    /// in the copy, `!r` records and loads back,
+    /// anything else is a command (`record`/`load` paths become scratch files).
     pub fn line(&mut self, line: &str) {
         if let Some(n) = line.strip_prefix('!').and_then(|n| n.parse::<usize>().ok()) {
             self.play_legal(|len| n % len);
+        } else if let Some(picks) = line.strip_prefix("!u ") {
+            let picks: Vec<usize> = picks.split(' ').filter_map(|p| p.parse().ok()).take(8).collect();
+            self.play_undo(&picks);
+        } else if let Some(pick) = line.strip_prefix("!c").and_then(|n| n.parse::<usize>().ok()) {
+            self.clone_apart(pick);
         } else if line == "!r" {
             self.record_load();
         } else {

@@ -66,7 +66,11 @@ enum Command {
         transcript: PathBuf,
     },
     /// Speak the controller protocol on stdin/stdout (see protocol.md).
-    Serve,
+    Serve {
+        /// Answer every command with one JSON object per line (protocol.md §2.3).
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-check records: hashes, every action, every event, the result.
     Verify {
         /// Record files.
@@ -154,7 +158,7 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             seat,
             transcript,
         } => pbm::audit(&record, seat, &transcript),
-        Command::Serve => serve::run(),
+        Command::Serve { json } => serve::run(json),
         Command::Bench(args) => bench::run(args),
         Command::Verify { records } => verify::run(&records),
         Command::Show(args) => show::run(args),

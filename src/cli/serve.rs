@@ -3,7 +3,7 @@
 use std::io::{self, BufRead, Read};
 
 use super::{print, Failure, EXIT_OK};
-use crate::serve::Controller;
+use crate::serve::{json, Answer, CommandError, Controller, ErrorKind, Reply};
 
 /// Longest command line read (protocol.md §2): far above any command, whose longest
 /// part, a state string, is a few KiB. A longer line is answered with an error and
@@ -65,42 +65,59 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
     }
 }
 
-/// Reads commands until `quit` or end of input, answering each.
-pub fn run() -> Result<u8, Failure> {
+/// Reads commands until `quit` or end of input, answering each: in the text form, or
+/// with `json` one JSON object per line.
+pub fn run(json: bool) -> Result<u8, Failure> {
     let mut controller = Controller::new();
     let mut input = io::stdin().lock();
     let mut buf = Vec::new();
     loop {
-        let answer = match read_command(&mut input, &mut buf).map_err(Failure::failed)? {
+        let (answer, quit) = match read_command(&mut input, &mut buf).map_err(Failure::failed)? {
             Incoming::End => return Ok(EXIT_OK),
-            Incoming::TooLong => {
-                format!("error usage command line too long: over {MAX_COMMAND} bytes (skipped)\n")
-            }
+            Incoming::TooLong => (
+                Err(usage(format!(
+                    "command line too long: over {MAX_COMMAND} bytes (skipped)"
+                ))),
+                false,
+            ),
             Incoming::Line => match std::str::from_utf8(&buf) {
-                Err(_) => "error usage command is not UTF-8\n".to_string(),
+                Err(_) => (Err(usage("command is not UTF-8".to_string())), false),
                 Ok(line) => {
                     let line = line.trim_end_matches(['\n', '\r']);
                     if line.trim().is_empty() || line.trim_start().starts_with('#') {
                         continue;
                     }
-                    let answer = controller.execute(line);
-                    let mut text = String::new();
-                    for l in &answer.lines {
-                        text.push_str(l);
-                        text.push('\n');
-                    }
-                    text.push_str(&answer.last);
-                    text.push('\n');
-                    if answer.quit {
-                        print(&text)?;
-                        return Ok(EXIT_OK);
-                    }
-                    text
+                    controller.execute_typed(line)
                 }
             },
         };
-        print(&answer)?;
+        print(&render(&answer, quit, json))?;
+        if quit {
+            return Ok(EXIT_OK);
+        }
     }
+}
+
+/// A usage error found before the controller sees the line.
+fn usage(message: String) -> CommandError {
+    CommandError {
+        kind: ErrorKind::Usage,
+        message,
+    }
+}
+
+/// The whole answer to one command, its newlines included.
+fn render(answer: &Result<Reply, CommandError>, quit: bool, json: bool) -> String {
+    if json {
+        return json::answer_line(answer) + "\n";
+    }
+    let answer = Answer::of(answer, quit);
+    let mut text = String::new();
+    for l in answer.lines.iter().chain([&answer.last]) {
+        text.push_str(l);
+        text.push('\n');
+    }
+    text
 }
 
 #[cfg(test)]

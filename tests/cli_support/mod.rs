@@ -92,8 +92,14 @@ pub struct Serve {
 impl Serve {
     /// Starts a session of the binary under test.
     pub fn start() -> Serve {
+        Serve::start_with(&[])
+    }
+
+    /// Starts a session with `flags` after `serve` (`--json`).
+    pub fn start_with(flags: &[&str]) -> Serve {
         let mut child = StdCommand::new(exe())
             .arg("serve")
+            .args(flags)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -141,6 +147,25 @@ impl Serve {
             }
             data.push(line);
         }
+    }
+
+    /// Sends one command and reads the one line that answers it (`serve --json`).
+    pub fn line(&mut self, command: &str) -> String {
+        self.line_of(format!("{command}\n").as_bytes())
+    }
+
+    /// Sends `bytes` as they are and reads one line of answer (`serve --json`).
+    pub fn line_of(&mut self, bytes: &[u8]) -> String {
+        let command = String::from_utf8_lossy(bytes).into_owned();
+        self.send(bytes);
+        let mut line = String::new();
+        let n = self.output.read_line(&mut line).unwrap();
+        assert!(
+            n > 0 && line.ends_with('\n'),
+            "serve ended while answering `{command}`"
+        );
+        line.pop();
+        line
     }
 
     /// The process id of the session.

@@ -21,7 +21,7 @@ use referee::record::{
     self, ActionLine, ForfeitLine, Header, Line, RecordWriter, Replay, ResultLine, SeatEntry, FORMAT, GENESIS,
 };
 use referee::rng::Rng;
-use referee::serve::{ControlCommand, Controller};
+use referee::serve::{json, Answer, ControlCommand, Controller};
 
 // ---------------------------------------------------------------------------------
 // Games, and games played here
@@ -393,7 +393,7 @@ pub fn check_bots(script: &str, seed: u64) {
 // ---------------------------------------------------------------------------------
 
 /// The error kinds of the controller protocol.
-pub const ERROR_KINDS: [&str; 8] = [
+pub const ERROR_KINDS: [&str; 10] = [
     "usage",
     "setup",
     "no-game",
@@ -402,6 +402,8 @@ pub const ERROR_KINDS: [&str; 8] = [
     "turn",
     "over",
     "record",
+    "undo",
+    "name",
 ];
 
 /// An `error` line: `error <kind> <message>`, on one line.
@@ -412,6 +414,22 @@ pub fn check_error_line(line: &str) {
     let kind = words.next().unwrap_or("");
     assert!(ERROR_KINDS.contains(&kind), "`{line}`: unknown error kind");
     assert!(!words.next().unwrap_or("").is_empty(), "`{line}`: no message");
+}
+
+/// A `serve --json` answer: one line holding one object whose `ok` says whether the
+/// command succeeded, and an error object with a known kind and a message.
+pub fn check_json_line(line: &str, ok: bool) {
+    assert!(!line.contains('\n'), "`{line}` spans lines");
+    let value: serde_json::Value = serde_json::from_str(line).expect("a JSON answer parses");
+    assert_eq!(value["ok"], ok, "`{line}`");
+    if !ok {
+        let kind = value["error"]["kind"].as_str().unwrap_or("");
+        assert!(ERROR_KINDS.contains(&kind), "`{line}`: unknown error kind");
+        assert!(
+            value["error"]["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "`{line}`"
+        );
+    }
 }
 
 /// A controller whose `record` and `load` files stay in a scratch directory.
@@ -464,7 +482,9 @@ impl Session {
     /// change nothing. Returns the answer's lines and whether it was `ok`.
     pub fn run(&mut self, line: &str) -> (Vec<String>, bool) {
         let before = self.snapshot();
-        let answer = self.controller.execute(line);
+        let (typed, quit) = self.controller.execute_typed(line);
+        check_json_line(&json::answer_line(&typed), typed.is_ok());
+        let answer = Answer::of(&typed, quit);
         for l in &answer.lines {
             assert!(!l.contains('\n'), "`{line}`: data line `{l}` spans lines");
             assert!(
@@ -490,6 +510,35 @@ impl Session {
         (answer.lines, false)
     }
 
+    /// `play`s a legal action for each of `picks` (the pick modulo the number
+    /// listed) while the game goes on, then `undo`es them all at once: everything the
+    /// snapshot holds (the answers to the read-only commands and the record) is as it
+    /// was before.
+    pub fn play_undo(&mut self, picks: &[usize]) {
+        let before = self.snapshot();
+        let mut played = 0;
+        for pick in picks {
+            let (Some(turn), Some(legal)) = (self.query("turn"), self.query("legal")) else {
+                return;
+            };
+            let Some(seat) = turn.split(' ').nth(1).filter(|s| *s != "none") else {
+                break;
+            };
+            let legal: Vec<&str> = legal.split(' ').filter(|a| !a.is_empty()).collect();
+            if legal.is_empty() {
+                break;
+            }
+            let line = format!("play {seat} {}", legal[pick % legal.len()]);
+            assert!(self.run(&line).1, "`{line}` of the legal list rejected");
+            played += 1;
+        }
+        if played == 0 {
+            return;
+        }
+        assert!(self.run(&format!("undo {played}")).1, "`undo {played}` rejected");
+        assert_eq!(self.snapshot(), before, "`undo {played}` left another game");
+    }
+
     /// The one data line of a query.
     pub fn query(&mut self, line: &str) -> Option<String> {
         let a = self.controller.execute(line);
@@ -510,9 +559,64 @@ impl Session {
             return;
         }
         let line = format!("play {seat} {}", legal[choose(legal.len())]);
+        let known = self.information_states();
         let (_, ok) = self.run(&line);
         assert!(ok, "`{line}` of the legal list rejected");
         self.check_state_accepted_back();
+        self.check_recall(&known, &line);
+    }
+
+    /// Every seat's `information_state`, by seat.
+    fn information_states(&mut self) -> Vec<String> {
+        (1..)
+            .map_while(|seat| self.query(&format!("information_state {seat}")))
+            .collect()
+    }
+
+    /// Perfect recall: after an action every seat still knows all it knew, so its
+    /// information state before, without the view it ends with, begins the one after
+    /// (which is all of it for a seat that resigned before).
+    fn check_recall(&mut self, before: &[String], line: &str) {
+        for (i, (old, new)) in before.iter().zip(self.information_states()).enumerate() {
+            let old: Vec<&str> = old.split(" | ").collect();
+            let new: Vec<&str> = new.split(" | ").collect();
+            let kept = &old[..old.len() - 1];
+            assert!(
+                new.len() >= kept.len() && new[..kept.len()] == *kept,
+                "`{line}`: seat {} forgot what it was told",
+                i + 1
+            );
+        }
+    }
+
+    /// `clone`s the current game, plays in the copy and comes back: the copy starts
+    /// as the original stands, and playing in it leaves the original as it was.
+    pub fn clone_apart(&mut self, pick: usize) {
+        let Some(games) = self.query("games") else { return };
+        let Some(current) = games
+            .split("game ")
+            .find(|g| g.trim_end().ends_with(" current"))
+            .and_then(|g| g.split(' ').next())
+            .map(str::to_string)
+        else {
+            return;
+        };
+        let copy = if current == "copy" { "other" } else { "copy" };
+        let before = self.snapshot();
+        self.run(&format!("drop {copy}"));
+        assert!(
+            self.run(&format!("clone {current} {copy}")).1,
+            "`clone {current} {copy}`"
+        );
+        assert!(self.run(&format!("use {copy}")).1);
+        assert_eq!(
+            self.snapshot(),
+            before,
+            "the clone of `{current}` is another game"
+        );
+        self.play_legal(|n| pick % n);
+        assert!(self.run(&format!("use {current}")).1);
+        assert_eq!(self.snapshot(), before, "playing in a clone changed `{current}`");
     }
 
     /// `record`s the game and `load`s it back: the same state.
