@@ -10,6 +10,7 @@ mod match_cmd;
 mod pbm;
 mod serve;
 mod show;
+mod show_html;
 mod tournament;
 mod verify;
 
