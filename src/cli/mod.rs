@@ -12,6 +12,7 @@ mod serve;
 mod show;
 mod show_html;
 mod tournament;
+mod tournament_html;
 mod verify;
 
 use std::io::{self, Write};

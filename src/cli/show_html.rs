@@ -45,13 +45,20 @@ pub(super) fn page(replay: &Replay, seat: Option<Seat>) -> anyhow::Result<String
     if drawn != Some(game.plies()) {
         pages.draw(game.as_ref(), header)?;
     }
-    let heading = Heading {
+    Ok(html::page(&heading(replay), &pages.book))
+}
+
+/// What a page says of `replay` besides its pictures: the game, the players and the
+/// result (as public as any seat's view: every seat is told the result).
+pub(super) fn heading(replay: &Replay) -> Heading {
+    let header = &replay.header;
+    let finished = replay.result.is_some();
+    Heading {
         title: format!("{} {}", header.game, header.options),
         players: players(header),
-        result: ending(game.as_ref(), pages.result_reached, pages.unfinished, header)
+        result: ending(replay.game.as_ref(), finished, !finished, header)
             .unwrap_or_else(|| "unfinished".to_string()),
-    };
-    Ok(html::page(&heading, &pages.book))
+    }
 }
 
 /// The page being built: its views and what each was last told.
@@ -62,7 +69,7 @@ struct Pages {
     views: Vec<Option<Seat>>,
     /// The events of the last line, per view.
     last: Vec<Vec<String>>,
-    /// Whether the result line has been passed.
+    /// Whether the result line has been passed (then pictures note the result).
     result_reached: bool,
     /// Whether the record has no result line at all.
     unfinished: bool,

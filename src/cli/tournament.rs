@@ -336,6 +336,8 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         ) => return Err(Failure::usage(e)),
         Err(e) => return Err(Failure::failed(e)),
     };
+    // The pages go with the final summary: the last `summary.json` is written.
+    super::tournament_html::write(&opts.out, &def, &results, opts.concurrency).map_err(Failure::failed)?;
     print_summary(&args, &def, &results, &opts.out)?;
     Ok(EXIT_OK)
 }
@@ -400,6 +402,7 @@ fn print_summary(
     } else {
         print(&summary.table())?;
         print(&format!("records: {}\n", out.join("games").display()))?;
+        print(&format!("pages: {}\n", out.join("index.html").display()))?;
     }
     Ok(())
 }
