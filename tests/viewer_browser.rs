@@ -215,3 +215,48 @@ fn a_screenshot_of_the_viewer_is_a_picture_of_the_asked_size_and_not_blank() {
         "one colour covers {commonest} of {total} pixels"
     );
 }
+
+/// What the script added to a page does: keys pressed, the slider moved and the
+/// view changed, each result written down on `<body>` for the dumped DOM to show.
+const STEPS: &str = r#"<script>
+(function () {
+  var seen = [];
+  function key(k) { document.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true })); }
+  function note() { seen.push(document.getElementById("plyno").textContent); }
+  key("ArrowRight"); key("ArrowRight"); key("ArrowRight"); note();
+  key("ArrowLeft"); note();
+  key("End"); note();
+  key("Home"); note();
+  var slider = document.getElementById("slider");
+  slider.value = "7"; slider.dispatchEvent(new Event("input")); note();
+  var view = document.getElementById("view");
+  view.value = "0"; view.dispatchEvent(new Event("change")); note();
+  document.body.dataset.steps = seen.join(",");
+})();
+</script>
+"#;
+
+#[test]
+fn arrow_keys_home_end_the_slider_and_the_view_list_step_through_the_game() {
+    let Some(chromium) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let rec = played(dir.path(), "idoubtit", &["max-plies=60"], "random", 4);
+    let html = show(&rec, &["--format", "html"]);
+    let last = book(&html)["plies"].as_array().unwrap().len() - 1;
+    // The page's policy allows inline scripts, so one added at the end runs after
+    // the viewer's, as a reader's key presses would.
+    let page = dir.path().join("steps.html");
+    std::fs::write(&page, html.replace("</body>", &format!("{STEPS}</body>"))).unwrap();
+    let profile = dir.path().join("profile");
+    let dom = run(&chromium, &profile, &page, "ply=10&seat=2", &["--dump-dom"]);
+    let steps = dom
+        .split("data-steps=\"")
+        .nth(1)
+        .expect("the steps ran")
+        .split('"')
+        .next()
+        .unwrap();
+    assert_eq!(steps, format!("ply 13,ply 12,ply {last},ply 0,ply 7,ply 7"));
+    // The last step chose the first view, the omniscient one, at the same ply.
+    assert!(board(&dom).contains("ply 7 · omniscient"), "{}", board(&dom));
+}
