@@ -109,3 +109,44 @@ fn a_finished_tournament_indexes_its_standings_and_games_each_with_a_viewer() {
     assert_eq!(std::fs::metadata(&page).unwrap().modified().unwrap(), before);
     assert!(out.join("index.html").exists());
 }
+
+#[test]
+fn pages_that_cannot_be_written_fail_the_run_after_the_table_is_printed() {
+    let dir = TempDir::new().unwrap();
+    let args = [
+        "--game",
+        "pegchow",
+        "-o",
+        "max-plies=30",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "2",
+        "--out",
+        "t",
+    ];
+    tournament(dir.path(), &args);
+    let out = dir.path().join("t");
+    std::fs::remove_file(out.join("index.html")).unwrap();
+    std::fs::create_dir(out.join("index.html")).unwrap();
+    let run = referee_in(dir.path())
+        .args(["tournament", "--resume", "--out", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
+    assert!(
+        stdout.contains("records: ") && !stdout.contains("pages: "),
+        "{stdout}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("index.html"), "{stderr}");
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".new"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}

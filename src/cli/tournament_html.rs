@@ -104,11 +104,18 @@ fn is_newer(page: &Path, rec: &Path) -> bool {
 }
 
 /// Writes `text` to `path` through a temporary file renamed over it, so a reader
-/// never sees half a page.
+/// never sees half a page; the temporary file is removed if that fails.
 fn atomic_write(path: &Path, text: &str) -> anyhow::Result<()> {
     let temp = path.with_extension(format!("html.new{}", std::process::id()));
-    std::fs::write(&temp, text).with_context(|| format!("cannot write {}", temp.display()))?;
-    std::fs::rename(&temp, path).with_context(|| format!("cannot write {}", path.display()))
+    let written = std::fs::write(&temp, text)
+        .with_context(|| format!("cannot write {}", temp.display()))
+        .and_then(|()| {
+            std::fs::rename(&temp, path).with_context(|| format!("cannot write {}", path.display()))
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }
 
 /// The index page: the title, the standings, the head-to-head lines and the games.
