@@ -260,3 +260,37 @@ fn arrow_keys_home_end_the_slider_and_the_view_list_step_through_the_game() {
     // The last step chose the first view, the omniscient one, at the same ply.
     assert!(board(&dom).contains("ply 7 · omniscient"), "{}", board(&dom));
 }
+
+#[test]
+fn a_multichess_seat_page_in_the_browser_has_fog_where_show_draws_it() {
+    let Some(chromium) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let rec = played(
+        dir.path(),
+        "multichess",
+        &["players=3", "max-plies=60"],
+        "greedy",
+        3,
+    );
+    let page = dir.path().join("seat3.html");
+    std::fs::write(&page, show(&rec, &["--format", "html", "--seat", "3"])).unwrap();
+    let profile = dir.path().join("profile");
+    for ply in [0, 20, 45] {
+        let dom = run(
+            &chromium,
+            &profile,
+            &page,
+            &format!("ply={ply}&seat=3"),
+            &["--dump-dom"],
+        );
+        let drawn = show(
+            &rec,
+            &["--format", "svg", "--ply", &ply.to_string(), "--seat", "3"],
+        );
+        let shown = board(&dom);
+        assert_eq!(pieces(&shown), pieces(&drawn), "ply {ply}");
+        let fog = |svg: &str| svg.matches("class=\"fog\"").count();
+        assert!(fog(&shown) > 0, "ply {ply}: seat 3 sees everything");
+        assert_eq!(fog(&shown), fog(&drawn), "ply {ply}: fog where show draws it");
+    }
+}
