@@ -10,7 +10,9 @@ mod match_cmd;
 mod pbm;
 mod serve;
 mod show;
+mod show_html;
 mod tournament;
+mod tournament_html;
 mod verify;
 
 use std::io::{self, Write};

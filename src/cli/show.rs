@@ -7,7 +7,7 @@ use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use super::{print, Failure, EXIT_OK};
-use crate::game::{Game, Seat};
+use crate::game::{Game, Played, Seat};
 use crate::picture::{self, Scene};
 use crate::record::{self, Line, ResultLine};
 
@@ -19,6 +19,8 @@ pub enum Format {
     Text,
     /// One SVG picture of the board at the last ply shown.
     Svg,
+    /// A self-contained HTML page with the pictures of every ply.
+    Html,
 }
 
 /// Arguments of `referee show`.
@@ -32,7 +34,8 @@ pub struct ShowArgs {
     /// Stop after this many plies (0: the start position).
     #[arg(long)]
     ply: Option<u32>,
-    /// Print text, or one SVG picture of the board (as much as the text shows).
+    /// Print text, one SVG picture of the board (as much as the text shows), or an
+    /// HTML page of every ply's picture.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -68,36 +71,51 @@ fn replayed_lines(
         let Some(played) = record::step(game, line) else {
             continue;
         };
-        let heading = match line {
-            Line::Action(a) => match &played.taken {
-                Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),
-                None => format!("{:>4}. seat {} {}", a.ply, a.seat, a.action),
-            },
-            Line::Forfeit(f) => format!("      seat {} forfeits: {}", f.seat, f.reason),
-            _ => continue,
-        };
-        match seat_shown {
-            // A seat saw its own events, not the omniscient ones. A line that told
-            // nobody anything has no per-seat lists at all; verify refuses such lines,
-            // and this reads one as telling the seat nothing rather than panicking.
-            Some(seat) => {
-                let seen: Vec<&str> = played
-                    .seat_events
-                    .get(seat.index())
-                    .map_or(&[][..], Vec::as_slice)
-                    .iter()
-                    .map(|e| e.text())
-                    .collect();
-                out.push_str(&format!("{:>4}. {}\n", game.plies(), seen.join("; ")));
-                last_events = seen.into_iter().map(str::to_string).collect();
-            }
-            None => {
-                out.push_str(&format!("{heading}  [{}]\n", played.events.join("; ")));
-                last_events = played.events;
-            }
-        }
+        let (text, told) = told(line, &played, &*game, seat_shown);
+        out.push_str(&text);
+        out.push('\n');
+        last_events = told;
     }
     Replayed { result, last_events }
+}
+
+/// The line `show` prints for a record `line` that `played` as it did on `game`,
+/// omniscient or as `seat_shown` was told it, and the events it told that viewer.
+pub(super) fn told(
+    line: &Line,
+    played: &Played,
+    game: &dyn Game,
+    seat_shown: Option<Seat>,
+) -> (String, Vec<String>) {
+    match seat_shown {
+        // A seat saw its own events, not the omniscient ones. A line that told
+        // nobody anything has no per-seat lists at all; verify refuses such lines,
+        // and this reads one as telling the seat nothing rather than panicking.
+        Some(seat) => {
+            let seen: Vec<String> = played
+                .seat_events
+                .get(seat.index())
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|e| e.text().to_string())
+                .collect();
+            (format!("{:>4}. {}", game.plies(), seen.join("; ")), seen)
+        }
+        None => {
+            let heading = match line {
+                Line::Action(a) => match &played.taken {
+                    Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),
+                    None => format!("{:>4}. seat {} {}", a.ply, a.seat, a.action),
+                },
+                Line::Forfeit(f) => format!("      seat {} forfeits: {}", f.seat, f.reason),
+                _ => String::new(),
+            };
+            (
+                format!("{heading}  [{}]", played.events.join("; ")),
+                played.events.clone(),
+            )
+        }
+    }
 }
 
 /// Runs `referee show`.
@@ -118,6 +136,16 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
         seat.at_table(game.seat_count())
             .map_err(|e| Failure::usage(anyhow!("--seat {seat}: the game has {} seats", e.seats)))?;
     }
+    if args.format == Format::Html {
+        if args.ply.is_some() {
+            return Err(Failure::usage(anyhow!(
+                "--ply: an HTML page holds every ply (open it at #ply=K instead)"
+            )));
+        }
+        let page = super::show_html::page(&replay, args.seat).map_err(|e| Failure::failed(anyhow!(e)))?;
+        print(&page)?;
+        return Ok(EXIT_OK);
+    }
     let upto = args.ply.unwrap_or(u32::MAX);
     if args.ply.is_some_and(|k| k > replay.game.plies()) {
         return Err(Failure::usage(anyhow!(
@@ -125,18 +153,12 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
             replay.game.plies()
         )));
     }
-    let mut out = String::new();
-    let seats: Vec<String> = header
-        .seats
-        .iter()
-        .map(|s| format!("seat {} {} ({})", s.seat, s.label, s.name))
-        .collect();
-    out.push_str(&format!(
+    let mut out = format!(
         "{} {} — {}\n",
         header.game,
         header.options,
-        seats.join(", ")
-    ));
+        players(header).join(", ")
+    );
     let Replayed { result, last_events } = replayed_lines(&replay, game.as_mut(), args.seat, upto, &mut out);
     let ending = ending(game.as_ref(), result.is_some(), replay.result.is_none(), header);
     if args.format == Format::Svg {
@@ -163,9 +185,23 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
+/// Who played each seat: `seat 1 Blue (greedy)`.
+pub(super) fn players(header: &record::Header) -> Vec<String> {
+    header
+        .seats
+        .iter()
+        .map(|s| format!("seat {} {} ({})", s.seat, s.label, s.name))
+        .collect()
+}
+
 /// The last line of the text: the result once the shown plies reach it, `unfinished`
 /// for a record without one, otherwise nothing.
-fn ending(game: &dyn Game, reached: bool, unfinished: bool, header: &record::Header) -> Option<String> {
+pub(super) fn ending(
+    game: &dyn Game,
+    reached: bool,
+    unfinished: bool,
+    header: &record::Header,
+) -> Option<String> {
     let labels: Vec<String> = header.seats.iter().map(|s| s.label.clone()).collect();
     match (reached, game.outcome()) {
         (true, Some(outcome)) => Some(format!(

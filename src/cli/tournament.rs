@@ -336,7 +336,12 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
         ) => return Err(Failure::usage(e)),
         Err(e) => return Err(Failure::failed(e)),
     };
-    print_summary(&args, &def, &results, &opts.out)?;
+    // The pages go with the final summary: the last `summary.json` is written. A
+    // page that cannot be written fails the run, but only after the table is
+    // printed: the games were played and counted all the same.
+    let pages = super::tournament_html::write(&opts.out, &def, &results, opts.concurrency);
+    print_summary(&args, &def, &results, &opts.out, pages.is_ok())?;
+    pages.map_err(|e| Failure::failed(e.context("the tournament's pages")))?;
     Ok(EXIT_OK)
 }
 
@@ -379,12 +384,14 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Fa
     })
 }
 
-/// Prints the final table (or its JSON) on stdout, and the repeat warning if any.
+/// Prints the final table (or its JSON) on stdout, and the repeat warning if any;
+/// names the index page if `pages` were written.
 fn print_summary(
     args: &TournamentArgs,
     def: &Definition,
     results: &[tournament::GameResult],
     out: &Path,
+    pages: bool,
 ) -> Result<(), Failure> {
     // `summary.json` holds the same figures: the run wrote it after its last game.
     let summary = tournament::summarize(def, results).map_err(Failure::failed)?;
@@ -400,6 +407,9 @@ fn print_summary(
     } else {
         print(&summary.table())?;
         print(&format!("records: {}\n", out.join("games").display()))?;
+        if pages {
+            print(&format!("pages: {}\n", out.join("index.html").display()))?;
+        }
     }
     Ok(())
 }

@@ -1,5 +1,7 @@
 //! Pictures of a game as SVG: the board at one point of a record, omniscient or as
-//! one seat saw it (`referee show --format svg`).
+//! one seat saw it (`referee show --format svg`), and the HTML viewer made of such
+//! pictures (`referee show --format html`: `frames.rs` stores them, `html.rs`
+//! writes the page).
 //!
 //! Information hiding holds by construction: a picture is drawn from the text a
 //! seat was sent, its view line parsed back by the game's own view parser into the
@@ -8,6 +10,8 @@
 //! text `show` for that seat prints, and nothing the drawing code could reach by
 //! mistake (the game's true state never enters it).
 
+pub mod frames;
+pub mod html;
 mod idoubtit;
 mod multichess;
 mod parker;

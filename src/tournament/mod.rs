@@ -39,7 +39,7 @@ pub use results::{load_dir, merge, read_result, record_path, GameResult, RecordP
 pub use run::{run, Event, RunOptions};
 pub use shared::SharedProblem;
 pub use summary::{
-    repeat_warning, repeats, summarize, summarize_counted, write_summary, Pairing, Standing, Summary,
+    fmt_elo, repeat_warning, repeats, summarize, summarize_counted, write_summary, Pairing, Standing, Summary,
 };
 
 /// Why a tournament could not run.

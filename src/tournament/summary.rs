@@ -436,7 +436,7 @@ pub fn repeat_warning(repeated: usize, finished: usize) -> String {
 }
 
 /// `+123.4 ± 56.7`, or `±inf` when the score is 0 or 1.
-fn fmt_elo(elo: f64, half: f64) -> String {
+pub fn fmt_elo(elo: f64, half: f64) -> String {
     if elo.is_finite() && half.is_finite() {
         format!("{elo:+.1} ± {half:.1}")
     } else if elo.is_finite() {

@@ -7,6 +7,8 @@
 //! Each test file uses only some of them.
 #![allow(dead_code)]
 
+pub mod viewer;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command as StdCommand, Stdio};
