@@ -298,6 +298,7 @@ fn line_type(line: &Line) -> &'static str {
         Line::Result(_) => "result",
         Line::Commit(_) => "commit",
         Line::Reveal(_) => "reveal",
+        Line::Signature(_) => "signature",
     }
 }
 
@@ -1303,7 +1304,7 @@ fn swap_hidden_types(lines: &[Line], salt: &str, cover: Cover) -> (Vec<u8>, Stri
                     r.data = Some(new_data.clone());
                 }
             }
-            Line::Header(_) | Line::Forfeit(_) => {}
+            Line::Header(_) | Line::Forfeit(_) | Line::Signature(_) => {}
         }
     }
     let mut w = RecordWriter::new(Vec::new());

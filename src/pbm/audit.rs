@@ -9,7 +9,7 @@ use std::path::Path;
 use super::message::{told_by_line, told_to, BEGIN, END};
 use super::{Open, PbmError};
 use crate::game::{Seat, SeatEvent};
-use crate::record::{self, salted_digest, Line, Replay};
+use crate::record::{self, salted_digest, Line, PublicKey, Replay};
 
 /// `seat`'s view after every record line (index: line number - 1, header first).
 fn views_by_line(replay: &Replay, seat: Seat) -> Vec<String> {
@@ -50,6 +50,8 @@ struct Parsed {
     events: Vec<String>,
     commitment: Option<String>,
     view: Option<String>,
+    /// The judge's signature of the salted hash, in a signed game.
+    signature: Option<String>,
 }
 
 fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
@@ -67,6 +69,7 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                 events: Vec::new(),
                 commitment: None,
                 view: None,
+                signature: None,
             });
         } else if l == END {
             let m = cur
@@ -96,6 +99,8 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                 m.commitment = Some(rest.to_string());
             } else if let Some(rest) = l.strip_prefix("view: ") {
                 m.view = Some(rest.to_string());
+            } else if let Some(rest) = l.strip_prefix("signature: ") {
+                m.signature = Some(rest.to_string());
             }
         }
     }
@@ -108,8 +113,14 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
 /// Checks that every message `seat` received (the transcript) is consistent with the
 /// final record: the salted chain hashes, the commitment and its opening, every event
 /// (and so every verdict) the rules give for that seat, every view, and no message
-/// missing.
-pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, AuditError> {
+/// missing; with `key`, also that the record is signed by it to its end and that
+/// every message carries its signature of the salted hash it reports.
+pub fn audit(
+    path: &Path,
+    seat: Seat,
+    transcript: &str,
+    key: Option<&PublicKey>,
+) -> Result<AuditReport, AuditError> {
     let open = Open::read(path).map_err(AuditError::Input)?;
     let salt = open.replay.revealed.clone().ok_or_else(|| {
         AuditError::Input(PbmError::Record(format!(
@@ -131,7 +142,13 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, A
         problems: Vec::new(),
         covered: 1,
         events: 0,
+        key,
     };
+    if let Some(k) = key {
+        if let Err(why) = record::check_signatures(&open.replay, k) {
+            audit.problems.push(format!("the record: {why}"));
+        }
+    }
     let mut mine: Vec<&Parsed> = messages.iter().filter(|m| m.seat == seat.number()).collect();
     if mine.len() != messages.len() {
         audit.problems.push(format!(
@@ -177,6 +194,8 @@ struct Audit<'a> {
     covered: usize,
     /// Events checked.
     events: usize,
+    /// The judge's public key, when signatures are checked.
+    key: Option<&'a PublicKey>,
 }
 
 impl Audit<'_> {
@@ -184,8 +203,9 @@ impl Audit<'_> {
     /// is missing before it, its events, its view and its commitment.
     fn check(&mut self, m: &Parsed) {
         let seat = self.seat;
-        let problems = &mut self.problems;
         let at = format!("message up to line {}", m.line);
+        self.check_signature(m, &at);
+        let problems = &mut self.problems;
         match self.chain.get(m.line.wrapping_sub(1)) {
             Some(h) if salted_digest(&self.salt, "chain", h) == m.hash => {}
             Some(_) => problems.push(format!(
@@ -225,6 +245,19 @@ impl Audit<'_> {
             if told_c != real {
                 problems.push(format!("{at}: the commitment told differs from the record's"));
             }
+        }
+    }
+
+    /// With a key: the message's signature is the judge's over its seat, record line
+    /// and salted hash.
+    fn check_signature(&mut self, m: &Parsed, at: &str) {
+        let Some(key) = self.key else { return };
+        match &m.signature {
+            None => self.problems.push(format!("{at}: not signed")),
+            Some(sig) if !key.verifies_message(m.seat, m.line, &m.hash, sig) => self.problems.push(format!(
+                "{at}: its signature is not this key's over its seat, line and hash (signed by another key, or altered)"
+            )),
+            Some(_) => {}
         }
     }
 

@@ -53,11 +53,13 @@ pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, 
         let _ = writeln!(t, "partners: {}", partners.join(", "));
     }
     // R-S1: the chain hash covers hidden facts, so seats get it salted.
-    let _ = writeln!(
-        t,
-        "record: line {last}, hash {}",
-        salted_digest(salt, "chain", &chain[last - 1])
-    );
+    let salted = salted_digest(salt, "chain", &chain[last - 1]);
+    let _ = writeln!(t, "record: line {last}, hash {salted}");
+    // Over the salted hash only: a signature over anything unsalted could be
+    // checked against guesses of what the seat may not know.
+    if let Some(key) = &open.key {
+        let _ = writeln!(t, "signature: {}", key.sign_message(seat.number(), last, &salted));
+    }
     for line in &open.replay.lines {
         if let Line::Commit(c) = line {
             let _ = writeln!(t, "commitment: {}", c.commitment);
