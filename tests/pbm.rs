@@ -1221,7 +1221,7 @@ fn audit_catches_a_dropped_message_and_a_wrong_record_hash() {
             seat,
             &lying,
             RECORD,
-            "the view told is not the seat's view",
+            "its `view:` line is not what the record gives",
         );
         // A message for another seat slipped in.
         let mut foreign = mailed.clone();
@@ -1361,7 +1361,7 @@ fn a_hidden_type_changed_after_the_commitment_is_caught() {
                         seat,
                         &mail.transcript(seat, true),
                         &name,
-                        "commitment told differs",
+                        "its `commitment:` line is not what the record gives",
                     );
                     assert_audit_fails(&mail, seat, &mail.transcript(seat, true), &name, "record hash");
                 }
