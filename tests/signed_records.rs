@@ -369,3 +369,48 @@ fn audit_key_fails_a_record_not_signed() {
     });
     assert_fails(&audit(d, &mine, Some("judge.pub")), 1, "the record: not signed");
 }
+
+#[test]
+fn a_bad_key_creates_no_game() {
+    let dir = keys();
+    let d = dir.path();
+    std::fs::write(d.join("bad.key"), "0123\n").unwrap();
+    let before: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let args = [
+        "pbm", "new", "--game", "telka", "--seat", "a", "--seat", "b", "--key", "bad.key", "g.jsonl",
+    ];
+    assert_fails(&run(d, &args), 2, "not a secret key file");
+    let after: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after, "nothing is written");
+}
+
+#[test]
+fn messages_carry_no_unsalted_hash_nor_record_signature() {
+    let (dir, mine) = signed_mail_game();
+    let body = std::fs::read_to_string(dir.path().join("g.jsonl")).unwrap();
+    // Every hash and signature the record holds: none may reach a seat, as one over
+    // unsalted hidden state could be tested against guesses of it (R-S1).
+    let secrets: Vec<String> = cli_support::typed_lines(&body)
+        .iter()
+        .filter_map(|l| match l {
+            Line::Signature(s) => Some(s.signature.clone()),
+            _ => None,
+        })
+        .chain(
+            body.lines()
+                .map(|l| referee::record::unseal(l).unwrap().1.to_string()),
+        )
+        .collect();
+    assert!(secrets.len() > 4);
+    for m in &mine {
+        for s in &secrets {
+            assert!(!m.contains(s.as_str()), "a message holds {s}:\n{m}");
+        }
+    }
+}
