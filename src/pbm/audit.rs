@@ -31,6 +31,19 @@ fn compared(line: &str) -> bool {
         .any(|p| line.starts_with(p))
 }
 
+/// The first line where `told` and `expected` differ, named, with both texts.
+fn first_difference(told: &[&str], expected: &[&str]) -> Option<String> {
+    let i = (0..=told.len().max(expected.len())).find(|&i| told.get(i) != expected.get(i))?;
+    let (t, e) = (told.get(i).copied(), expected.get(i).copied());
+    let shown = |l: Option<&str>| l.map_or("nothing".to_string(), |l| format!("{l:?}"));
+    Some(format!(
+        "its {} is not what the record gives: told {}, record {}",
+        kind_of(e.or(t).unwrap_or_default()),
+        shown(t),
+        shown(e)
+    ))
+}
+
 /// What a message line is, to name it: `view:`, `legal:`, the diagram…
 fn kind_of(line: &str) -> String {
     if line.starts_with("  | ") {
@@ -289,16 +302,9 @@ impl Audit<'_> {
             .map(String::as_str)
             .filter(|l| compared(l))
             .collect();
-        let Some(i) = (0..=told.len().max(expected.len())).find(|&i| told.get(i) != expected.get(i)) else {
-            return;
-        };
-        let (t, e) = (told.get(i).copied(), expected.get(i).copied());
-        self.problems.push(format!(
-            "{at}: its {} is not what the record gives: told {}, record {}",
-            kind_of(e.or(t).unwrap_or_default()),
-            t.map_or("nothing".to_string(), |l| format!("{l:?}")),
-            e.map_or("nothing".to_string(), |l| format!("{l:?}")),
-        ));
+        if let Some(difference) = first_difference(&told, &expected) {
+            self.problems.push(format!("{at}: {difference}"));
+        }
     }
 
     /// With a key: the message's signature is the judge's over its seat, record line
