@@ -71,6 +71,11 @@ fn keygen_writes_a_private_secret_and_never_overwrites() {
         "already exists",
     );
     assert_eq!(std::fs::read(dir.path().join("judge.key")).unwrap(), before);
+    assert_fails(
+        &run(dir.path(), &["keygen", "--out", "no/such/dir/k"]),
+        2,
+        "No such file",
+    );
 }
 
 #[test]

@@ -13,7 +13,8 @@ use crate::record::{self, PublicKey, SecretKey};
 pub fn keygen(name: &Path) -> Result<u8, Failure> {
     let key = SecretKey::generate().map_err(|e| Failure::failed(anyhow!("cannot make a key: {e}")))?;
     let (secret, public) = key.write_pair(name).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => Failure::usage(e),
+        // A key pair already there, or a directory that is not: bad input.
+        std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::NotFound => Failure::usage(e),
         _ => Failure::failed(e),
     })?;
     print(&format!(
