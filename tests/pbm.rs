@@ -298,6 +298,7 @@ fn line_type(line: &Line) -> &'static str {
         Line::Result(_) => "result",
         Line::Commit(_) => "commit",
         Line::Reveal(_) => "reveal",
+        Line::Signature(_) => "signature",
     }
 }
 
@@ -1220,7 +1221,7 @@ fn audit_catches_a_dropped_message_and_a_wrong_record_hash() {
             seat,
             &lying,
             RECORD,
-            "the view told is not the seat's view",
+            "its `view:` line is not what the record gives",
         );
         // A message for another seat slipped in.
         let mut foreign = mailed.clone();
@@ -1303,7 +1304,7 @@ fn swap_hidden_types(lines: &[Line], salt: &str, cover: Cover) -> (Vec<u8>, Stri
                     r.data = Some(new_data.clone());
                 }
             }
-            Line::Header(_) | Line::Forfeit(_) => {}
+            Line::Header(_) | Line::Forfeit(_) | Line::Signature(_) => {}
         }
     }
     let mut w = RecordWriter::new(Vec::new());
@@ -1360,7 +1361,7 @@ fn a_hidden_type_changed_after_the_commitment_is_caught() {
                         seat,
                         &mail.transcript(seat, true),
                         &name,
-                        "commitment told differs",
+                        "its `commitment:` line is not what the record gives",
                     );
                     assert_audit_fails(&mail, seat, &mail.transcript(seat, true), &name, "record hash");
                 }

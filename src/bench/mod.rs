@@ -590,5 +590,6 @@ fn bench_config(
         isolation: plain(),
         network: false,
         hidden: Vec::new(),
+        sign: None,
     }
 }

@@ -187,6 +187,7 @@ fn run_options(exe: &str, out: &Path, concurrency: usize, isolation: &Isolation)
         restart: Restart::OnFailure,
         log_dir: None,
         play_unready: false,
+        sign: None,
     }
 }
 

@@ -63,6 +63,10 @@ pub struct MatchArgs {
     /// Record file to create (default: records/<game>-<time>-<seed>.jsonl).
     #[arg(long)]
     record: Option<PathBuf>,
+    /// Sign the record with this secret key (`referee keygen`): after its header and
+    /// after its result.
+    #[arg(long, value_name = "FILE")]
+    sign: Option<PathBuf>,
     /// Where agents start: `private` (a fresh directory each; relative paths in the
     /// command are made absolute), `inherit` (the referee's), or a directory.
     #[arg(long, value_name = "private|inherit|DIR", default_value = "private")]
@@ -144,6 +148,7 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         isolation: args.agent.isolation()?,
         network: args.agent.network(),
         hidden: Vec::new(),
+        sign: args.sign.as_deref().map(super::pbm::secret_key).transpose()?,
     })
 }
 

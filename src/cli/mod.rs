@@ -66,6 +66,16 @@ enum Command {
         /// A file holding the messages the seat received, in any order.
         #[arg(long)]
         transcript: PathBuf,
+        /// Also check the judge's signatures, of the record and of every message,
+        /// with this public key.
+        #[arg(long, value_name = "PUB")]
+        key: Option<PathBuf>,
+    },
+    /// Make an Ed25519 key pair for signing records: NAME.key (secret) and NAME.pub.
+    Keygen {
+        /// The key files' name, without .key or .pub.
+        #[arg(long, value_name = "NAME")]
+        out: PathBuf,
     },
     /// Speak the controller protocol on stdin/stdout (see protocol.md).
     Serve {
@@ -78,6 +88,10 @@ enum Command {
         /// Record files.
         #[arg(required = true)]
         records: Vec<PathBuf>,
+        /// Also require every record to be signed, up to its last line, by this
+        /// public key.
+        #[arg(long, value_name = "PUB")]
+        key: Option<PathBuf>,
     },
     /// Print a recorded game, optionally as one seat saw it, optionally at one ply.
     Show(show::ShowArgs),
@@ -159,10 +173,12 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             record,
             seat,
             transcript,
-        } => pbm::audit(&record, seat, &transcript),
+            key,
+        } => pbm::audit(&record, seat, &transcript, key.as_deref()),
+        Command::Keygen { out } => verify::keygen(&out),
         Command::Serve { json } => serve::run(json),
         Command::Bench(args) => bench::run(args),
-        Command::Verify { records } => verify::run(&records),
+        Command::Verify { records, key } => verify::run(&records, key.as_deref()),
         Command::Show(args) => show::run(args),
         Command::Agent(which) => agent::run(which),
     }

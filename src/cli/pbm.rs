@@ -8,6 +8,7 @@ use clap::Subcommand;
 use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::game::Options;
 use crate::pbm::{self, AuditError, MailOutcome, Message, PbmError, SeatRef};
+use crate::record::{PublicKey, SecretKey};
 
 /// The `pbm` subcommands.
 #[derive(Debug, Subcommand)]
@@ -27,6 +28,9 @@ pub enum PbmCommand {
         /// then takes mail (`pbm mail`, `pbm inbox`), and each seat gets a password.
         #[arg(long = "address", value_name = "ADDRESS")]
         addresses: Vec<String>,
+        /// Sign the record and every message with this secret key (`referee keygen`).
+        #[arg(long, value_name = "FILE")]
+        key: Option<PathBuf>,
         /// The record file to create.
         record: PathBuf,
     },
@@ -142,10 +146,15 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             options,
             seats,
             addresses,
+            key,
             record,
         } => {
             let options = Options::parse(options.iter().map(String::as_str)).map_err(Failure::usage)?;
-            show(&pbm::new_game(&record, &game, &options, &seats, &addresses).map_err(failure)?)?;
+            let key = key.as_deref().map(secret_key).transpose()?;
+            show(
+                &pbm::new_game(&record, &game, &options, &seats, &addresses, key.as_ref())
+                    .map_err(failure)?,
+            )?;
         }
         PbmCommand::Mail { record, outdir } => {
             let bytes = read_stdin()?;
@@ -193,12 +202,28 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
     Ok(EXIT_OK)
 }
 
-/// Runs `referee audit`.
-pub fn audit(record: &std::path::Path, seat: SeatRef, transcript: &std::path::Path) -> Result<u8, Failure> {
+/// Reads a secret key file; a bad one is bad input (exit 2).
+pub(super) fn secret_key(path: &std::path::Path) -> Result<SecretKey, Failure> {
+    SecretKey::read(path).map_err(Failure::usage)
+}
+
+/// Reads a public key file; a bad one is bad input (exit 2).
+pub(super) fn public_key(path: &std::path::Path) -> Result<PublicKey, Failure> {
+    PublicKey::read(path).map_err(Failure::usage)
+}
+
+/// Runs `referee audit`, checking the judge's signatures too when given `key`.
+pub fn audit(
+    record: &std::path::Path,
+    seat: SeatRef,
+    transcript: &std::path::Path,
+    key: Option<&std::path::Path>,
+) -> Result<u8, Failure> {
+    let key = key.map(public_key).transpose()?;
     let seat = pbm::seat_of(record, &seat).map_err(failure)?;
     let text = std::fs::read_to_string(transcript)
         .map_err(|e| Failure::usage(anyhow!("{}: {e}", transcript.display())))?;
-    match pbm::audit(record, seat, &text) {
+    match pbm::audit(record, seat, &text, key.as_ref()) {
         Ok(report) => {
             print(&format!(
                 "audit ok: {} messages to seat {seat}, {} events, all consistent with {}\n",

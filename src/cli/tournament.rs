@@ -101,6 +101,9 @@ pub struct TournamentArgs {
     /// Keep each game's transcripts and stderr per seat in DIR/game-NNNNN/.
     #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
+    /// Sign every game's record with this secret key (`referee keygen`).
+    #[arg(long, value_name = "FILE")]
+    sign: Option<PathBuf>,
     /// Score an entrant that fails the handshake in its first games as forfeits
     /// instead of stopping the tournament.
     #[arg(long)]
@@ -381,6 +384,7 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Fa
         restart: args.restart,
         log_dir: args.log_dir.clone(),
         play_unready: args.play_unready,
+        sign: args.sign.as_deref().map(super::pbm::secret_key).transpose()?,
     })
 }
 

@@ -1,25 +1,63 @@
 //! The audit of a finished game by one seat: its transcript of messages is checked
 //! against the record, whose salt is revealed once the game is over (the salted
-//! chain hashes, the commitment, every event and view, no message missing). Its own
+//! chain hashes, the events, every other line but the informational ones, no message
+//! missing). Its own
 //! room because it is the seat's side of play by mail: it trusts the record only as
 //! far as the record verifies.
 
 use std::path::Path;
 
-use super::message::{told_by_line, told_to, BEGIN, END};
+use super::message::{render, told_by_line, told_to, AtLine, BEGIN, END};
 use super::{Open, PbmError};
-use crate::game::{Seat, SeatEvent};
-use crate::record::{self, salted_digest, Line, Replay};
+use crate::game::{Game, Seat, SeatEvent};
+use crate::record::{self, salted_digest, PublicKey, Replay};
 
-/// `seat`'s view after every record line (index: line number - 1, header first).
-fn views_by_line(replay: &Replay, seat: Seat) -> Vec<String> {
-    let mut game = record::start_game(&replay.header).expect("verified record");
-    let mut views = vec![game.view(seat).text().to_string()];
-    for line in &replay.lines {
-        record::step(game.as_mut(), line);
-        views.push(game.view(seat).text().to_string());
+/// The lines of a message that `audit` does not check, and why: `note:` says what
+/// became of a mail (how many of its actions were applied, a rejection, the help),
+/// which the record does not keep, and whose effect on the game every later line
+/// shows; `password:` is the seat's secret for its mails, kept out of the record on
+/// purpose (protocol.md §4).
+pub(super) const INFORMATIONAL: [&str; 2] = ["note:", "password:"];
+
+/// The lines checked on their own rather than compared whole: the record hash (with
+/// the salt), the signature (with the key) and the events (with the rules).
+const CHECKED_APART: [&str; 3] = ["record: ", "signature: ", "  event "];
+
+/// Whether a message line is compared whole with the one the record makes.
+fn compared(line: &str) -> bool {
+    !INFORMATIONAL
+        .iter()
+        .chain(&CHECKED_APART)
+        .any(|p| line.starts_with(p))
+}
+
+/// The first line where `told` and `expected` differ, named, with both texts.
+fn first_difference(told: &[&str], expected: &[&str]) -> Option<String> {
+    let i = (0..=told.len().max(expected.len())).find(|&i| told.get(i) != expected.get(i))?;
+    let (t, e) = (told.get(i).copied(), expected.get(i).copied());
+    let shown = |l: Option<&str>| l.map_or("nothing".to_string(), |l| format!("{l:?}"));
+    Some(format!(
+        "its {} is not what the record gives: told {}, record {}",
+        kind_of(e.or(t).unwrap_or_default()),
+        shown(t),
+        shown(e)
+    ))
+}
+
+/// What a message line is, to name it: `view:`, `legal:`, the diagram…
+fn kind_of(line: &str) -> String {
+    if line.starts_with("  | ") {
+        "board diagram".into()
+    } else if line.starts_with(BEGIN) {
+        "first line (seat and name)".into()
+    } else if line == END {
+        "end".into()
+    } else {
+        match line.split_once(':') {
+            Some((name, _)) => format!("`{name}:` line"),
+            None => format!("line {line:?}"),
+        }
     }
-    views
 }
 
 /// Why an audit did not pass.
@@ -48,8 +86,10 @@ struct Parsed {
     hash: String,
     since: usize,
     events: Vec<String>,
-    commitment: Option<String>,
-    view: Option<String>,
+    /// The judge's signature of the salted hash, in a signed game.
+    signature: Option<String>,
+    /// Every line of the message, its markers included, as received.
+    text: Vec<String>,
 }
 
 fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
@@ -65,18 +105,20 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                 hash: String::new(),
                 since: 0,
                 events: Vec::new(),
-                commitment: None,
-                view: None,
+                signature: None,
+                text: vec![l.to_string()],
             });
         } else if l == END {
-            let m = cur
+            let mut m = cur
                 .take()
                 .ok_or(format!("transcript line {n}: end without a start"))?;
+            m.text.push(l.to_string());
             if m.line == 0 || m.hash.is_empty() {
                 return Err(format!("transcript line {n}: a message without its record line"));
             }
             out.push(m);
         } else if let Some(m) = cur.as_mut() {
+            m.text.push(l.to_string());
             if let Some(rest) = l.strip_prefix("record: line ") {
                 let (line, hash) = rest
                     .split_once(", hash ")
@@ -92,10 +134,8 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
                     .map_err(|_| format!("transcript line {n}: bad since"))?;
             } else if let Some(rest) = l.strip_prefix("  event ") {
                 m.events.push(rest.to_string());
-            } else if let Some(rest) = l.strip_prefix("commitment: ") {
-                m.commitment = Some(rest.to_string());
-            } else if let Some(rest) = l.strip_prefix("view: ") {
-                m.view = Some(rest.to_string());
+            } else if let Some(rest) = l.strip_prefix("signature: ") {
+                m.signature = Some(rest.to_string());
             }
         }
     }
@@ -107,9 +147,17 @@ fn parse_transcript(text: &str) -> Result<Vec<Parsed>, String> {
 
 /// Checks that every message `seat` received (the transcript) is consistent with the
 /// final record: the salted chain hashes, the commitment and its opening, every event
-/// (and so every verdict) the rules give for that seat, every view, and no message
-/// missing.
-pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, AuditError> {
+/// (and so every verdict) the rules give for that seat, and every other line the
+/// message holds but the informational ones ([`INFORMATIONAL`]) exactly as the record
+/// makes it at that line (names, view, diagram, legal actions, result, salt), and no
+/// message missing; with `key`, also that the record is signed by it to its end and that
+/// every message carries its signature of the salted hash it reports.
+pub fn audit(
+    path: &Path,
+    seat: Seat,
+    transcript: &str,
+    key: Option<&PublicKey>,
+) -> Result<AuditReport, AuditError> {
     let open = Open::read(path).map_err(AuditError::Input)?;
     let salt = open.replay.revealed.clone().ok_or_else(|| {
         AuditError::Input(PbmError::Record(format!(
@@ -123,15 +171,19 @@ pub fn audit(path: &Path, seat: Seat, transcript: &str) -> Result<AuditReport, A
         salt,
         chain: &open.chain,
         told: told_by_line(&open.replay),
-        views: views_by_line(&open.replay, seat),
-        commitment: open.replay.lines.iter().find_map(|l| match l {
-            Line::Commit(c) => Some(c.commitment.clone()),
-            _ => None,
-        }),
+        replay: &open.replay,
+        game: record::start_game(&open.replay.header).expect("verified record"),
+        at_line: 1,
         problems: Vec::new(),
         covered: 1,
         events: 0,
+        key,
     };
+    if let Some(k) = key {
+        if let Err(why) = record::check_signatures(&open.replay, k) {
+            audit.problems.push(format!("the record: {why}"));
+        }
+    }
     let mut mine: Vec<&Parsed> = messages.iter().filter(|m| m.seat == seat.number()).collect();
     if mine.len() != messages.len() {
         audit.problems.push(format!(
@@ -167,25 +219,31 @@ struct Audit<'a> {
     chain: &'a [String],
     /// What each line told each seat ([`told_by_line`]).
     told: Vec<(usize, Vec<Vec<SeatEvent>>)>,
-    /// The seat's view after every line ([`views_by_line`]).
-    views: Vec<String>,
-    /// The record's commitment, if it has one.
-    commitment: Option<String>,
+    /// The final record.
+    replay: &'a Replay,
+    /// The game after record line `at_line`, stepped forward as messages are checked
+    /// in the order of their lines.
+    game: Box<dyn Game>,
+    /// The record line `game` stands at.
+    at_line: usize,
     /// What disagrees, so far.
     problems: Vec<String>,
     /// The last record line a message covered.
     covered: usize,
     /// Events checked.
     events: usize,
+    /// The judge's public key, when signatures are checked.
+    key: Option<&'a PublicKey>,
 }
 
 impl Audit<'_> {
     /// Checks one message (in the order of the lines they cover): its hash, that none
-    /// is missing before it, its events, its view and its commitment.
+    /// is missing before it, its events, and every other line ([`Audit::check_text`]).
     fn check(&mut self, m: &Parsed) {
         let seat = self.seat;
-        let problems = &mut self.problems;
         let at = format!("message up to line {}", m.line);
+        self.check_signature(m, &at);
+        let problems = &mut self.problems;
         match self.chain.get(m.line.wrapping_sub(1)) {
             Some(h) if salted_digest(&self.salt, "chain", h) == m.hash => {}
             Some(_) => problems.push(format!(
@@ -214,17 +272,51 @@ impl Audit<'_> {
             ));
         }
         self.events += m.events.len();
-        if let (Some(told_v), Some(real)) = (&m.view, self.views.get(m.line.wrapping_sub(1))) {
-            if told_v != real {
-                problems.push(format!(
-                    "{at}: the view told is not the seat's view at that line: told {told_v:?}, rules {real:?}"
-                ));
-            }
+        self.check_text(m, &at);
+    }
+
+    /// Every line of the message that is not informational, nor checked on its own
+    /// (the record hash, the signature, the events), must be the line the record
+    /// makes for the seat at that record line: the first that is not is named.
+    fn check_text(&mut self, m: &Parsed, at: &str) {
+        let Some(hash) = self.chain.get(m.line.wrapping_sub(1)) else {
+            return; // named already: the record has no such line
+        };
+        while self.at_line < m.line {
+            record::step(self.game.as_mut(), &self.replay.lines[self.at_line - 1]);
+            self.at_line += 1;
         }
-        if let (Some(told_c), Some(real)) = (&m.commitment, &self.commitment) {
-            if told_c != real {
-                problems.push(format!("{at}: the commitment told differs from the record's"));
-            }
+        let snapshot = AtLine {
+            header: &self.replay.header,
+            game: self.game.as_ref(),
+            lines: &self.replay.lines,
+            line: m.line,
+            hash,
+            told: &self.told,
+        };
+        let made = render(&snapshot, self.seat, m.since, &self.salt, None);
+        let expected: Vec<&str> = made.lines().filter(|l| compared(l)).collect();
+        let told: Vec<&str> = m
+            .text
+            .iter()
+            .map(String::as_str)
+            .filter(|l| compared(l))
+            .collect();
+        if let Some(difference) = first_difference(&told, &expected) {
+            self.problems.push(format!("{at}: {difference}"));
+        }
+    }
+
+    /// With a key: the message's signature is the judge's over its seat, record line
+    /// and salted hash.
+    fn check_signature(&mut self, m: &Parsed, at: &str) {
+        let Some(key) = self.key else { return };
+        match &m.signature {
+            None => self.problems.push(format!("{at}: not signed")),
+            Some(sig) if !key.verifies_message(m.seat, m.line, &m.hash, sig) => self.problems.push(format!(
+                "{at}: its signature is not this key's over its seat, line and hash (signed by another key, or altered)"
+            )),
+            Some(_) => {}
         }
     }
 

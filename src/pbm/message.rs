@@ -7,8 +7,8 @@
 use std::fmt::Write as _;
 
 use super::{Message, Open, PbmError};
-use crate::game::{Seat, SeatEvent, Turn};
-use crate::record::{self, salted_digest, Line, Replay};
+use crate::game::{Game, Seat, SeatEvent, Turn};
+use crate::record::{self, salted_digest, Header, Line, Replay, SecretKey};
 
 /// Marks the start of a message, with the seat it is for (audit reads these).
 pub(super) const BEGIN: &str = "=== referee play-by-mail message to seat";
@@ -32,14 +32,52 @@ pub(super) fn told_to(told: &[Vec<SeatEvent>], seat: Seat) -> &[SeatEvent] {
     told.get(seat.index()).map_or(&[], Vec::as_slice)
 }
 
+/// The record as it stood when a message was made: its first `line` lines, and the
+/// game after them. A message is made from this alone, so that `audit` can make it
+/// again from the final record.
+pub(super) struct AtLine<'a> {
+    /// The header.
+    pub header: &'a Header,
+    /// The game after line `line`.
+    pub game: &'a dyn Game,
+    /// The lines after the header, up to line `line` (more are ignored).
+    pub lines: &'a [Line],
+    /// The number of the last line (the header is line 1).
+    pub line: usize,
+    /// The chain hash of line `line`.
+    pub hash: &'a str,
+    /// What each line told each seat ([`told_by_line`]; lines past `line` are ignored).
+    pub told: &'a [(usize, Vec<Vec<SeatEvent>>)],
+}
+
 /// Builds the message for `seat` covering what it was told after record line `since`.
 pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, PbmError> {
-    let salt = open.salt()?;
-    let chain = &open.chain;
-    let last = chain.len();
-    let game = open.replay.game.as_ref();
-    let names = open.names();
-    let h = &open.replay.header;
+    let told = told_by_line(&open.replay);
+    let at = AtLine {
+        header: &open.replay.header,
+        game: open.replay.game.as_ref(),
+        lines: &open.replay.lines,
+        line: open.chain.len(),
+        hash: &open.chain[open.chain.len() - 1],
+        told: &told,
+    };
+    let text = render(&at, seat, since, open.salt()?, open.key.as_ref());
+    Ok(Message { seat, text })
+}
+
+/// The text of the message for `seat` at `at`, covering what it was told after
+/// record line `since`, signed with `key` if any.
+pub(super) fn render(
+    at: &AtLine<'_>,
+    seat: Seat,
+    since: usize,
+    salt: &str,
+    key: Option<&SecretKey>,
+) -> String {
+    let game = at.game;
+    let h = at.header;
+    let names: Vec<&str> = h.seats.iter().map(|s| s.name.as_str()).collect();
+    let lines = &at.lines[..at.lines.len().min(at.line.saturating_sub(1))];
     let mut t = String::new();
     let _ = writeln!(t, "{BEGIN} {seat} ({}) ===", names[seat.index()]);
     let _ = writeln!(t, "game: {} {}", h.game, h.options);
@@ -53,32 +91,40 @@ pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, 
         let _ = writeln!(t, "partners: {}", partners.join(", "));
     }
     // R-S1: the chain hash covers hidden facts, so seats get it salted.
-    let _ = writeln!(
-        t,
-        "record: line {last}, hash {}",
-        salted_digest(salt, "chain", &chain[last - 1])
-    );
-    for line in &open.replay.lines {
+    let salted = salted_digest(salt, "chain", at.hash);
+    let _ = writeln!(t, "record: line {}, hash {salted}", at.line);
+    // Over the salted hash only: a signature over anything unsalted could be
+    // checked against guesses of what the seat may not know.
+    if let Some(key) = key {
+        let _ = writeln!(
+            t,
+            "signature: {}",
+            key.sign_message(seat.number(), at.line, &salted)
+        );
+    }
+    for line in lines {
         if let Line::Commit(c) = line {
             let _ = writeln!(t, "commitment: {}", c.commitment);
         }
     }
     let _ = writeln!(t, "since line {since}:");
-    for (line_no, told) in told_by_line(&open.replay) {
-        if line_no > since {
-            for e in told_to(&told, seat) {
-                let _ = writeln!(t, "  event {}", e.text());
-            }
+    for (_, told) in at.told.iter().filter(|(n, _)| *n > since && *n <= at.line) {
+        for e in told_to(told, seat) {
+            let _ = writeln!(t, "  event {}", e.text());
         }
     }
     let _ = writeln!(t, "view: {}", game.view(seat).text());
     for l in game.diagram(Some(seat)).lines() {
         let _ = writeln!(t, "  | {l}");
     }
+    let revealed = lines.iter().find_map(|l| match l {
+        Line::Reveal(r) => Some(&r.salt),
+        _ => None,
+    });
     match (game.outcome(), game.turn()) {
         (Some(o), _) => {
             let _ = writeln!(t, "result: {}", o.protocol_text());
-            if let Some(s) = &open.replay.revealed {
+            if let Some(s) = revealed {
                 let _ = writeln!(t, "salt: {s}");
             }
         }
@@ -92,7 +138,7 @@ pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, 
         (None, Turn::Over) => {}
     }
     let _ = writeln!(t, "{END}");
-    Ok(Message { seat, text: t })
+    t
 }
 
 /// The legal actions, grouped by their first four characters (a from-square pair or

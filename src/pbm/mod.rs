@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::game::{GameId, NoSuchSeat, Options, Seat, Turn};
-use crate::record::{self, Header, Line, Replay};
+use crate::record::{self, Header, Line, Replay, SecretKey};
 
 mod audit;
 mod inbox;
@@ -37,7 +37,7 @@ pub use inbox::{inbox, mail, InboxReport};
 pub use mail::{Outcome as MailOutcome, MAX_MAIL};
 use message::message;
 pub use seats::SeatRef;
-use store::{lock, rewrite, side, write_salt};
+use store::{lock, read_key, rewrite, side, write_key, write_salt};
 pub use update::{play, resign};
 
 /// Why a play-by-mail command failed; nothing was changed.
@@ -76,6 +76,8 @@ struct Open {
     /// The chain hash after every line (1-based line numbers), header first.
     chain: Vec<String>,
     salt: Option<String>,
+    /// The judge's key, for a signed game: every message is signed with it.
+    key: Option<SecretKey>,
 }
 
 impl Open {
@@ -111,6 +113,7 @@ impl Open {
             replay,
             chain,
             salt,
+            key: read_key(path)?,
         })
     }
 
@@ -131,13 +134,15 @@ impl Open {
 
 /// Creates a game: `names` are the seats' players, in seat order, and `addresses`
 /// their mail addresses (none, or one per seat: then each seat's first message
-/// carries the password its mails must hold, and no other message does).
+/// carries the password its mails must hold, and no other message does). With a
+/// `key`, the record and every message are signed with it, now and on every update.
 pub fn new_game(
     path: &Path,
     game: &str,
     options: &Options,
     names: &[String],
     addresses: &[String],
+    key: Option<&SecretKey>,
 ) -> Result<Vec<Message>, PbmError> {
     let id = GameId::parse(game).map_err(|e| PbmError::Usage(e.to_string()))?;
     let g = id
@@ -163,6 +168,7 @@ pub fn new_game(
         )));
     }
     write_salt(&held, path)?;
+    write_key(&held, path, key)?;
     let passwords = match addresses {
         [] => Vec::new(),
         _ => senders::issue(&held, path, addresses)?,

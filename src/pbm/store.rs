@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use nix::fcntl::{Flock, FlockArg};
 
 use super::PbmError;
-use crate::record::{write_whole, Header, Line};
+use crate::record::{write_whole, Header, Line, SecretKey};
 
 pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> PbmError + '_ {
     move |e| PbmError::Io(format!("{}: {e}", path.display()))
@@ -69,6 +69,41 @@ pub(super) fn write_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
     Ok(())
 }
 
+/// The judge's key of a signed game, from `<record>.key`; `None` for a game not
+/// signed (no such file).
+pub(super) fn read_key(path: &Path) -> Result<Option<SecretKey>, PbmError> {
+    let key_path = side(path, ".key");
+    if !key_path.exists() {
+        return Ok(None);
+    }
+    SecretKey::read(&key_path)
+        .map(Some)
+        .map_err(|e| PbmError::Record(e.to_string()))
+}
+
+/// Puts the judge's key beside a new record as `<record>.key` (mode 0600), so every
+/// later command signs the record and the messages with it, or, for a game not
+/// signed, removes one a `new` that died before its record left there (it belongs
+/// to no game, and would sign this one). The caller holds the record's lock.
+pub(super) fn write_key(_held: &Locked, path: &Path, key: Option<&SecretKey>) -> Result<(), PbmError> {
+    let key_path = side(path, ".key");
+    match std::fs::remove_file(&key_path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&key_path)(e)),
+        _ => {}
+    }
+    let Some(key) = key else { return Ok(()) };
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&key_path)
+        .map_err(io(&key_path))?;
+    writeln!(f, "{}", key.to_hex())
+        .and_then(|_| f.sync_all())
+        .map_err(io(&key_path))
+}
+
 /// Removes `<record>.salt` once the record's `reveal` line holds the salt; the caller
 /// holds the record's lock (`_held`). Gone already is fine: nothing else removes it.
 pub(super) fn remove_salt(_held: &Locked, path: &Path) -> Result<(), PbmError> {
@@ -117,8 +152,12 @@ fn remove_stale_temps(_held: &Locked, path: &Path) -> Result<(), PbmError> {
 /// lock (`held`).
 pub(super) fn rewrite(held: &Locked, path: &Path, header: &Header, lines: &[Line]) -> Result<(), PbmError> {
     remove_stale_temps(held, path)?;
+    let key = read_key(path)?;
     let tmp = side(path, &format!(".tmp{}", std::process::id()));
-    write_whole(path, &tmp, header, lines, || fault("after-temp-write")).map_err(io(path))
+    write_whole(path, &tmp, header, lines, key.as_ref(), || {
+        fault("after-temp-write")
+    })
+    .map_err(io(path))
 }
 
 /// A test hook: `REFEREE_PBM_FAULT=<point>` aborts the process at that point, as a

@@ -9,7 +9,8 @@
 //!
 //! This file holds the line types, the format itself; the rooms beside it hold what
 //! is done with lines: `chain` hashes and seals them (and makes the salted digests
-//! of play by mail), `writer` appends them to a file, `replay` reads
+//! of play by mail), `writer` appends them to a file, `sign` signs chain hashes
+//! with the judge's key, `replay` reads
 //! and re-checks a record, with `fast_action` (action lines without serde) and
 //! `timing` (think times and clocks) as its helpers.
 
@@ -20,13 +21,16 @@ use crate::game::{ForfeitKind, Game, Options, Seat};
 mod chain;
 mod fast_action;
 mod replay;
+mod sign;
 mod timing;
 mod writer;
 
 pub use chain::{chain_hash, hex, salted_digest, seal, unseal};
 pub use replay::{
     check_file, read_unchecked, replay, replay_file, seat_histories, start_game, step, RecordError, Replay,
+    Signed,
 };
+pub use sign::{check_signatures, is_signature, KeyError, PublicKey, SecretKey};
 pub use writer::{write_whole, Durability, RecordWriter};
 
 /// The record format version this referee writes and reads.
@@ -224,6 +228,15 @@ pub struct RevealLine {
     pub data: Option<String>,
 }
 
+/// The judge's signature over the chain hash of the line before it (protocol.md §4):
+/// as that hash covers every line up to it, a valid signature at the end of a record
+/// vouches for the whole record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignatureLine {
+    /// The Ed25519 signature, hex (see [`SecretKey::sign_record`]).
+    pub signature: String,
+}
+
 /// One record line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
@@ -240,4 +253,6 @@ pub enum Line {
     Commit(CommitLine),
     /// The secrets revealed after the result (play by mail).
     Reveal(RevealLine),
+    /// The judge's signature of everything before it.
+    Signature(SignatureLine),
 }

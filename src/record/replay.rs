@@ -64,10 +64,24 @@ pub struct Replay {
     pub complete_len: u64,
     /// The secret salt, once a reveal line opened it.
     pub revealed: Option<String>,
+    /// The signature lines, in order, each with the chain hash it signs.
+    pub signatures: Vec<Signed>,
     /// Each seat's clock after the last line, by seat index, as the match loop ran it
     /// (what a resumed match continues with); `None` when the header has no time
     /// control.
     pub clocks: Option<Vec<SeatClock>>,
+}
+
+/// A signature line of a record, with what it signs (checked against a key by
+/// [`super::check_signatures`]; a replay checks only its shape).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signed {
+    /// Its line number.
+    pub line: usize,
+    /// The chain hash of the line before it, which it signs.
+    pub hash: String,
+    /// The signature, hex.
+    pub signature: String,
 }
 
 /// Reads a record file and replays it, stopping at the first bad line.
@@ -159,6 +173,8 @@ struct Replaying {
     keep: bool,
     /// The hash of the last line checked.
     prev: HexHash,
+    /// The hash of the line before it (what a signature line signs).
+    before: HexHash,
     header: Option<Header>,
     game: Option<Box<dyn Game>>,
     timing: Timing,
@@ -171,6 +187,7 @@ struct Replaying {
     /// The commitment and the hidden data it was made to, once a commit line came.
     commitment: Option<(String, String)>,
     revealed: Option<String>,
+    signatures: Vec<Signed>,
 }
 
 impl Replaying {
@@ -179,6 +196,7 @@ impl Replaying {
         Replaying {
             keep,
             prev: GENESIS.as_bytes().try_into().expect("64 hex digits"),
+            before: GENESIS.as_bytes().try_into().expect("64 hex digits"),
             header: None,
             game: None,
             timing: Timing::default(),
@@ -190,6 +208,7 @@ impl Replaying {
             complete_len: 0,
             commitment: None,
             revealed: None,
+            signatures: Vec::new(),
         }
     }
 
@@ -208,7 +227,7 @@ impl Replaying {
             };
             return Err(RecordError::at(n, message));
         }
-        self.prev = computed;
+        self.before = std::mem::replace(&mut self.prev, computed);
         // Counted now: any later problem with the line ends the replay with an error.
         self.complete_len += read as u64;
         if let Some(a) = fast_action::parse(head) {
@@ -234,7 +253,8 @@ impl Replaying {
 
     /// Checks a line that went through serde against the game so far and keeps it.
     fn apply(&mut self, n: usize, line: Line) -> Result<(), RecordError> {
-        if self.result.is_some() && !matches!(line, Line::Reveal(_)) {
+        // The secrets are revealed, and the whole record signed, once the game is over.
+        if self.result.is_some() && !matches!(line, Line::Reveal(_) | Line::Signature(_)) {
             return Err(RecordError::at(n, "a line after the result"));
         }
         match (&line, self.game.as_mut()) {
@@ -267,6 +287,18 @@ impl Replaying {
             (Line::Reveal(r), Some(_)) => {
                 self.check_reveal(r).map_err(|m| RecordError::at(n, m))?;
                 self.revealed = Some(r.salt.clone());
+            }
+            (Line::Signature(s), Some(_)) => {
+                if !super::is_signature(&s.signature) {
+                    return Err(RecordError::at(n, "a signature that is not 128 hex digits"));
+                }
+                self.signatures.push(Signed {
+                    line: n,
+                    hash: std::str::from_utf8(&self.before)
+                        .expect("hex is ASCII")
+                        .to_string(),
+                    signature: s.signature.clone(),
+                });
             }
         }
         if !matches!(line, Line::Header(_)) {
@@ -316,6 +348,7 @@ impl Replaying {
                 torn: self.torn,
                 complete_len: self.complete_len,
                 revealed: self.revealed,
+                signatures: self.signatures,
                 clocks: self.timing.into_clocks(),
             }),
             _ => Err(RecordError::at(1, "empty record: no complete header line")),
@@ -343,7 +376,7 @@ pub fn step(game: &mut dyn Game, line: &Line) -> Option<Played> {
             Some(game.play(a.seat, &a.action).expect("verified record"))
         }
         Line::Forfeit(f) => Some(game.forfeit(f.seat, f.reason)),
-        Line::Header(_) | Line::Result(_) | Line::Commit(_) | Line::Reveal(_) => None,
+        Line::Header(_) | Line::Result(_) | Line::Commit(_) | Line::Reveal(_) | Line::Signature(_) => None,
     }
 }
 

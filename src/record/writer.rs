@@ -8,11 +8,12 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::chain::{hash_of_sealed, seal};
-use super::{Header, Line, Replay, GENESIS};
+use super::{Header, Line, Replay, SecretKey, SignatureLine, GENESIS};
 
 /// Writes `header` and `lines` as the whole record at `path`, through the file `tmp`
 /// beside it: written, synced, renamed over `path`, and the directory synced, so a
-/// crash leaves the old record or the new one, never half of one. `complete` runs
+/// crash leaves the old record or the new one, never half of one. With a `signer`,
+/// a signature line of the whole is appended. `complete` runs
 /// once the temporary file is whole, before the rename (a test's crash point). The
 /// temporary file is removed when anything fails.
 pub fn write_whole(
@@ -20,6 +21,7 @@ pub fn write_whole(
     tmp: &Path,
     header: &Header,
     lines: &[Line],
+    signer: Option<&SecretKey>,
     complete: impl FnOnce(),
 ) -> io::Result<()> {
     let result = (|| -> io::Result<()> {
@@ -27,6 +29,9 @@ pub fn write_whole(
         w.write(&Line::Header(header.clone()))?;
         for line in lines {
             w.write(line)?;
+        }
+        if let Some(key) = signer {
+            w.sign(key)?;
         }
         let file = w.into_inner().into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
@@ -124,6 +129,13 @@ impl<W: Write> RecordWriter<W> {
         self.prev.clear();
         self.prev.push_str(hash_of_sealed(&text));
         Ok(())
+    }
+
+    /// Appends the judge's signature of everything written so far: a signature line
+    /// over the last line's chain hash.
+    pub fn sign(&mut self, key: &SecretKey) -> io::Result<()> {
+        let signature = key.sign_record(&self.prev);
+        self.write(&Line::Signature(SignatureLine { signature }))
     }
 
     /// The hash of the last line written.

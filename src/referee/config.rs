@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::agent::{AgentSpec, Hidden, Isolation, Sandbox};
 use crate::clock::TimeControl;
 use crate::game::{GameId, Options, Seat};
-use crate::record::Durability;
+use crate::record::{Durability, SecretKey};
 
 /// One seat's agent and the options it is given with `setoption`.
 #[derive(Clone, Debug)]
@@ -62,6 +62,8 @@ pub struct MatchConfig {
     pub isolation: Isolation,
     /// Whether sandboxed agents keep the network.
     pub network: bool,
+    /// The judge's key: the record is signed after its header and after its result.
+    pub sign: Option<SecretKey>,
     /// Directories agents must not see besides the record's and the log directory
     /// (a tournament's output).
     pub hidden: Vec<PathBuf>,

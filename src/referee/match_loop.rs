@@ -306,6 +306,11 @@ impl Match<'_> {
         }
         let record = self.record.as_mut().expect("written above");
         let end = matches!(line, Line::Result(_));
+        // Signed once the players are known and once the game is decided: what a
+        // signature vouches for is everything before it.
+        if let (Some(key), Line::Header(_) | Line::Result(_)) = (&self.config.sign, line) {
+            record.sign(key)?;
+        }
         match self.config.durability {
             Durability::Line => record.sync(),
             Durability::Game if end => record.sync(),

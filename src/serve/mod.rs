@@ -326,5 +326,5 @@ fn write_record(path: &Path, header: &Header, lines: &[Line]) -> std::io::Result
         .file_name()
         .ok_or_else(|| std::io::Error::other("not a file name"))?;
     let tmp = path.with_file_name(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-    write_whole(path, &tmp, header, lines, || {})
+    write_whole(path, &tmp, header, lines, None, || {})
 }

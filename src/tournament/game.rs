@@ -133,6 +133,7 @@ pub(super) fn play_one(
             .into_iter()
             .flatten()
             .collect(),
+        sign: opts.sign.clone(),
     };
     let (kept, keep) = engines.seat(def, game, opts.restart);
     let (played, kept) = play_match_keeping(&config, kept, &keep, &mut |_| {});

@@ -22,7 +22,7 @@ use super::stats::Sprt;
 use super::tally::{FirstGames, LiveSummary, Tally};
 use super::{io_err, Definition, TournamentError};
 use crate::agent::{Isolation, Limits};
-use crate::record::Durability;
+use crate::record::{Durability, SecretKey};
 
 /// How one run of a tournament is carried out (not part of its definition).
 #[derive(Clone, Debug)]
@@ -61,6 +61,8 @@ pub struct RunOptions {
     pub log_dir: Option<PathBuf>,
     /// Score an entrant that never gets ready as forfeits instead of stopping.
     pub play_unready: bool,
+    /// The judge's key, signing every game's record.
+    pub sign: Option<SecretKey>,
 }
 
 /// What a run reports as games finish.
