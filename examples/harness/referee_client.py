@@ -15,7 +15,8 @@ is then unchanged. Standard library only, Python 3.8+.
         ref.play(seat, ref.legal()[0])
         ref.undo()
 
-`random_games.py` beside this file plays random games of every game through it.
+`random_games.py` beside this file plays random games of every game through it;
+`events_match_transcript.py` checks its `events` against a real match's transcripts.
 """
 
 import json

@@ -547,7 +547,10 @@ mod tests {
         assert_eq!(cells("2P'^+r_x1"), [".", ".", "P'^", "+r_", "x", "."]);
         assert_eq!(bench_words("P'^B'^_"), "1 P'^, 2 B'^_");
         assert_eq!(bench_words("-"), "empty");
-        assert_eq!(turn_words("respond", "b"), "Black to answer the capture of its king");
+        assert_eq!(
+            turn_words("respond", "b"),
+            "Black to answer the capture of its king"
+        );
         assert_eq!(turn_words("won", "w"), "White has won");
         assert_eq!(turn_words("drawn", "-"), "drawn");
     }
