@@ -61,7 +61,8 @@ pub(super) fn choose(
                 best(&candidates, rng, |a| move_score(&pos, side, a)).or_else(|| pick(&all, rng))
             }
         }
-        (Phase::Won | Phase::Drawn, _) => None,
+        // Not played here: `Strategy::hidden_play` keeps it out.
+        (_, Strategy::Strong) | (Phase::Won | Phase::Drawn, _) => None,
     }?;
     Some(action.to_string())
 }

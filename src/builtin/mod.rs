@@ -6,9 +6,13 @@
 mod idoubtit;
 mod multichess;
 mod parker;
+mod strong;
+
+pub use strong::DEFAULT_NODES;
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
+use std::time::{Duration, Instant};
 
 use crate::game::{Game, GameId, Options};
 use crate::protocol::agent::AgentInput;
@@ -22,11 +26,13 @@ pub enum Strategy {
     Random,
     /// One-ply heuristic: best immediate gain, ties broken at random.
     Greedy,
+    /// Alpha-beta search within a node budget (Peg Chow and Telka).
+    Strong,
 }
 
 impl Strategy {
     /// Every built-in strategy.
-    pub const ALL: [Strategy; 2] = [Strategy::Random, Strategy::Greedy];
+    pub const ALL: [Strategy; 3] = [Strategy::Random, Strategy::Greedy, Strategy::Strong];
 
     /// The strategy an agent command `builtin:NAME` names (`None` for any other
     /// command); an unknown name is an error that lists the known ones.
@@ -56,11 +62,35 @@ impl Strategy {
         format!("{exe} agent {} --seed {seed}", self.name())
     }
 
+    /// Whether this strategy plays `game`: `strong` searches the Parker games only,
+    /// and the referee refuses to seat it in the others.
+    pub fn plays(self, game: GameId) -> bool {
+        self != Strategy::Strong || matches!(game, GameId::PegChow | GameId::Telka)
+    }
+
+    /// Checks that this strategy plays `game`, with the error to show otherwise.
+    pub fn check_plays(self, game: GameId) -> Result<(), String> {
+        if self.plays(game) {
+            return Ok(());
+        }
+        Err(format!(
+            "builtin:{} plays Peg Chow and Telka only, not {game}: seat builtin:greedy or builtin:random there",
+            self.name()
+        ))
+    }
+
+    /// The strategy played in the games of hidden information: `None` for `strong`,
+    /// which [`Strategy::plays`] keeps out of them (it would answer `none`).
+    fn hidden_play(self) -> Option<Strategy> {
+        (self != Strategy::Strong).then_some(self)
+    }
+
     /// The name given in `id name`.
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Random => "random",
             Strategy::Greedy => "greedy",
+            Strategy::Strong => "strong",
         }
     }
 }
@@ -77,7 +107,13 @@ struct Assignment {
 }
 
 /// Runs a built-in agent on `input`/`output` until `quit` or end of input.
-pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, output: impl Write) -> io::Result<()> {
+pub fn run(
+    strategy: Strategy,
+    seed: u64,
+    nodes: u64,
+    input: impl BufRead,
+    output: impl Write,
+) -> io::Result<()> {
     let mut rng = Rng::new(seed);
     let mut memory = multichess::Memory::default();
     let mut playing = 0;
@@ -86,14 +122,17 @@ pub fn run(strategy: Strategy, seed: u64, input: impl BufRead, output: impl Writ
         true,
         input,
         output,
-        |assignment, view, events| {
+        |assignment, view, events, budget_ms| {
             // Every game from the seed, so that a kept process plays it as a fresh one.
             if assignment.number != playing {
                 playing = assignment.number;
                 rng = Rng::new(seed);
                 memory = multichess::Memory::default();
             }
-            choose(strategy, assignment, view, events, &mut memory, &mut rng)
+            // Half of what the referee allows, so that the answer is in well before.
+            let deadline = budget_ms.map(|ms| Instant::now() + Duration::from_millis(ms / 2));
+            let budget = strong::Budget { nodes, deadline };
+            choose(strategy, assignment, view, events, budget, &mut memory, &mut rng)
         },
     )
 }
@@ -140,7 +179,7 @@ pub fn run_replay(
     // Each game replays the record from its start: a kept agent (protocol.md §1.3)
     // plays it again at every `newgame`.
     let mut playing = (0, Vec::new());
-    converse("replay", false, input, output, |assignment, _, _| {
+    converse("replay", false, input, output, |assignment, _, _, _| {
         if assignment.game != game || assignment.options != *options {
             if !warned {
                 eprintln!(
@@ -167,7 +206,7 @@ fn converse(
     reads_views: bool,
     mut input: impl BufRead,
     mut output: impl Write,
-    mut decide: impl FnMut(&Assignment, &str, &[String]) -> Option<String>,
+    mut decide: impl FnMut(&Assignment, &str, &[String], Option<u64>) -> Option<String>,
 ) -> io::Result<()> {
     let mut assignment: Option<Assignment> = None;
     let mut games = 0;
@@ -220,10 +259,10 @@ fn converse(
             }
             AgentInput::View(text) => view = text,
             AgentInput::Event(text) => events.push(text),
-            AgentInput::Go { .. } => {
+            AgentInput::Go { budget_ms, .. } => {
                 let action = assignment
                     .as_ref()
-                    .and_then(|t| decide(t, &view, &events))
+                    .and_then(|t| decide(t, &view, &events, budget_ms))
                     .unwrap_or_else(|| "none".to_string());
                 // Pieces, not `writeln!`: this is the whole of the replay agent's work.
                 output.write_all(b"bestmove ")?;
@@ -255,17 +294,18 @@ fn choose(
     assignment: &Assignment,
     view: &str,
     events: &[String],
+    budget: strong::Budget,
     memory: &mut multichess::Memory,
     rng: &mut Rng,
 ) -> Option<String> {
     match assignment.game {
         GameId::IDoubtIt => {
             let (variant, _) = crate::game::idoubtit::parse_options(&assignment.options).ok()?;
-            return idoubtit::choose(strategy, variant, view, events, rng);
+            return idoubtit::choose(strategy.hidden_play()?, variant, view, events, rng);
         }
         GameId::MultiChess => {
             let seats = assignment.options.int("players", 2, 2..=8).ok()? as usize;
-            return multichess::choose(strategy, seats, view, memory, rng);
+            return multichess::choose(strategy.hidden_play()?, seats, view, memory, rng);
         }
         GameId::PegChow | GameId::Telka => {}
     }
@@ -277,5 +317,6 @@ fn choose(
     match strategy {
         Strategy::Random => Some(legal[rng.below(legal.len())].clone()),
         Strategy::Greedy => parker::choose(assignment, view, &legal, rng),
+        Strategy::Strong => parker::choose_strong(assignment, view, budget, rng),
     }
 }

@@ -45,6 +45,8 @@ pub(super) fn choose(
         return Some("pass".into());
     }
     let pick = match strategy {
+        // Not played here: `Strategy::hidden_play` keeps it out.
+        Strategy::Strong => return None,
         Strategy::Random => moves[rng.below(moves.len())],
         Strategy::Greedy => {
             let score = |m: &Move| -> i64 {

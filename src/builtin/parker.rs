@@ -20,9 +20,20 @@ pub(super) fn choose(t: &Assignment, view: &str, legal: &[String], rng: &mut Rng
     Some(legal[best_ones[rng.below(best_ones.len())]].clone())
 }
 
-/// Peg Chow and Telka: progress of the moving colour towards its target home, a win
-/// above all, and captures in Telka.
-fn parker_scores(t: &Assignment, view: &str, legal: &[String]) -> Option<Vec<i64>> {
+/// The strong strategy's move (see [`super::strong`]) in the position of `view`.
+pub(super) fn choose_strong(
+    t: &Assignment,
+    view: &str,
+    budget: super::strong::Budget,
+    rng: &mut Rng,
+) -> Option<String> {
+    let (variant, seating) = rules_of(t)?;
+    let (pos, _) = state::parse(view, &seating).ok()?;
+    super::strong::choose(variant, &seating, &pos, budget, rng).map(|a| a.text())
+}
+
+/// The variant and seating of a Parker game's options.
+fn rules_of(t: &Assignment) -> Option<(Variant, seating::Seating)> {
     let players = t.options.int("players", 2, 2..=4).ok()? as usize;
     let per_player = t.options.int("colors-per-player", 1, 1..=2).ok()? as usize;
     let seating = seating::Seating::new(players, per_player).ok()?;
@@ -31,6 +42,13 @@ fn parker_scores(t: &Assignment, view: &str, legal: &[String]) -> Option<Vec<i64
     } else {
         Variant::PegChow
     };
+    Some((variant, seating))
+}
+
+/// Peg Chow and Telka: progress of the moving colour towards its target home, a win
+/// above all, and captures in Telka.
+fn parker_scores(t: &Assignment, view: &str, legal: &[String]) -> Option<Vec<i64>> {
+    let (variant, seating) = rules_of(t)?;
     let (pos, _) = state::parse(view, &seating).ok()?;
     let mover = pos.to_move;
     // Legal lists run to thousands of chains in crowded positions: price every point
@@ -59,7 +77,7 @@ fn parker_scores(t: &Assignment, view: &str, legal: &[String]) -> Option<Vec<i64
 }
 
 /// How far a counter of `colour` on `p` is from its goal; lower is better.
-fn point_cost(variant: Variant, colour: Colour, p: Point) -> i64 {
+pub(super) fn point_cost(variant: Variant, colour: Colour, p: Point) -> i64 {
     let target = colour.target();
     let home_distance = target.distance_to_home(p) as i64;
     match variant {

@@ -24,6 +24,16 @@ pub enum BuiltinAgent {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Alpha-beta search of Peg Chow and Telka within a node budget (the clock only
+    /// stops it early).
+    Strong {
+        /// Seed for its choices among equal moves.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Nodes searched per decision.
+        #[arg(long, default_value_t = crate::builtin::DEFAULT_NODES, value_parser = super::args::positive::<u64>)]
+        nodes: u64,
+    },
     /// Play back the actions its seat's agent made in a record (an instant bot:
     /// it decides nothing), then `none`.
     Replay {
@@ -39,8 +49,11 @@ pub fn run(which: BuiltinAgent) -> Result<u8, Failure> {
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
     let played = match which {
-        BuiltinAgent::Random { seed } => crate::builtin::run(Strategy::Random, seed, stdin, stdout),
-        BuiltinAgent::Greedy { seed } => crate::builtin::run(Strategy::Greedy, seed, stdin, stdout),
+        BuiltinAgent::Random { seed } => crate::builtin::run(Strategy::Random, seed, 0, stdin, stdout),
+        BuiltinAgent::Greedy { seed } => crate::builtin::run(Strategy::Greedy, seed, 0, stdin, stdout),
+        BuiltinAgent::Strong { seed, nodes } => {
+            crate::builtin::run(Strategy::Strong, seed, nodes, stdin, stdout)
+        }
         BuiltinAgent::Replay { record } => {
             // Not verified: the referee checks each action as it is played, and a
             // bench agent that replayed the game first would be timed as the referee.

@@ -376,9 +376,10 @@ pub fn check_bots(script: &str, seed: u64) {
         .take_while(|l| *l != AgentInput::Quit)
         .filter(|l| matches!(l, AgentInput::Go { .. }))
         .count();
-    for bot in [Bot::Random, Bot::Greedy] {
+    for bot in [Bot::Random, Bot::Greedy, Bot::Strong] {
         let mut out = Vec::new();
-        builtin::run(bot, seed, script.as_bytes(), &mut out).expect("in-memory output");
+        // A small node budget: the property is about answers, not their strength.
+        builtin::run(bot, seed, 200, script.as_bytes(), &mut out).expect("in-memory output");
         let out = String::from_utf8(out).expect("bots write UTF-8");
         assert_eq!(
             out.lines().filter(|l| l.starts_with("bestmove ")).count(),

@@ -1,0 +1,261 @@
+//! The strong strategy of the Parker games (Peg Chow, Telka), written to be read as
+//! a tutorial of how to search them from a seat's view.
+//!
+//! The view of a Parker game is the whole state, so the bot can look ahead exactly:
+//! it searches the moves of every colour in turn order, its own side's to make its
+//! position best and every other side's to make it worst ("paranoid" search: in a
+//! game of three or four sides the others are assumed to gang up, which is safe
+//! rather than hopeful). Alpha-beta cuts the lines that cannot change the choice.
+//! Chains of leaps make hundreds of moves per position, so each node looks only at
+//! its most promising moves by a one-move estimate (the greedy bot's), and the
+//! search deepens one ply at a time until its node budget is spent; the budget, not
+//! the clock, decides how deep it goes, so a seed and a budget give the same game.
+//! The clock only stops it early, when half the time the referee allows for the
+//! decision has passed.
+
+use std::time::Instant;
+
+use super::parker::point_cost;
+use crate::game::parker::board::Colour;
+use crate::game::parker::rules::{Action, Position, Variant};
+use crate::game::parker::seating::Seating;
+use crate::rng::Rng;
+
+/// Nodes searched per decision by default.
+pub const DEFAULT_NODES: u64 = 20_000;
+
+/// Moves looked at per node below the root, and at the root.
+const BEAM: usize = 8;
+const ROOT_BEAM: usize = 24;
+
+/// The deepest search, in plies (one ply: one colour's move).
+const MAX_DEPTH: u32 = 6;
+
+/// A won position's value; a win sooner is worth a little more.
+const WIN: i64 = 1_000_000;
+
+/// How much a decision may cost: nodes, and a time after which it stops.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Nodes to search at most.
+    pub nodes: u64,
+    /// When to stop whatever the nodes say.
+    pub deadline: Option<Instant>,
+}
+
+/// The best move for the colour to move in `pos`, found within `budget`; `None`
+/// when it has no move.
+pub(super) fn choose(
+    variant: Variant,
+    seating: &Seating,
+    pos: &Position,
+    budget: Budget,
+    rng: &mut Rng,
+) -> Option<Action> {
+    let mut search = Search {
+        variant,
+        seating,
+        side: seating.side(pos.to_move),
+        nodes: 0,
+        budget,
+    };
+    let mut root = search.ordered(pos, ROOT_BEAM);
+    if root.is_empty() {
+        return None;
+    }
+    // Equal estimates in a random order, so that equal moves vary with the seed.
+    shuffle_ties(&mut root, rng);
+    let mut best = root[0].1.clone();
+    for depth in 1..=MAX_DEPTH {
+        match search.root(pos, &root, depth) {
+            Some((action, value)) => {
+                best = action;
+                if value.abs() >= WIN - i64::from(MAX_DEPTH) {
+                    break;
+                }
+            }
+            None => break,
+        }
+    }
+    Some(best)
+}
+
+/// One decision's search.
+struct Search<'a> {
+    variant: Variant,
+    seating: &'a Seating,
+    /// The side the bot plays for.
+    side: usize,
+    nodes: u64,
+    budget: Budget,
+}
+
+impl Search<'_> {
+    /// The best of `moves` searched `depth` plies deep, or `None` when the budget ran
+    /// out before the depth was searched through.
+    fn root(&mut self, pos: &Position, moves: &[(i64, Action)], depth: u32) -> Option<(Action, i64)> {
+        let mut best: Option<(Action, i64)> = None;
+        let mut alpha = -WIN - 1;
+        for (_, action) in moves {
+            let value = self.after(pos, action, depth, alpha, WIN + 1)?;
+            if best.as_ref().is_none_or(|(_, b)| value > *b) {
+                best = Some((action.clone(), value));
+                alpha = alpha.max(value);
+            }
+        }
+        best
+    }
+
+    /// The value of playing `action` in `pos`, searched `depth` plies from `pos`.
+    fn after(&mut self, pos: &Position, action: &Action, depth: u32, alpha: i64, beta: i64) -> Option<i64> {
+        let mover = pos.to_move;
+        let mut next = pos.clone();
+        next.apply(self.variant, self.seating, action).ok()?;
+        if next.has_won(self.variant, self.seating, mover) {
+            let sooner = i64::from(depth);
+            return Some(if self.seating.side(mover) == self.side {
+                WIN + sooner
+            } else {
+                -WIN - sooner
+            });
+        }
+        next.to_move = self.next_colour(&next, mover);
+        next.moves += 1;
+        self.value(&next, depth - 1, alpha, beta)
+    }
+
+    /// Alpha-beta value of `pos` for the bot's side; `None` once the budget is spent.
+    fn value(&mut self, pos: &Position, depth: u32, mut alpha: i64, mut beta: i64) -> Option<i64> {
+        self.nodes += 1;
+        if self.nodes > self.budget.nodes
+            || (self.nodes % 256 == 0 && self.budget.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            return None;
+        }
+        if depth == 0 {
+            return Some(self.evaluate(pos));
+        }
+        let ours = self.seating.side(pos.to_move) == self.side;
+        let moves = self.ordered(pos, BEAM);
+        if moves.is_empty() {
+            // A colour without a move passes (R-B5).
+            return self.after(pos, &Action::Pass, depth, alpha, beta);
+        }
+        let mut best = if ours { -WIN - 2 } else { WIN + 2 };
+        for (_, action) in &moves {
+            let v = self.after(pos, action, depth, alpha, beta)?;
+            if ours {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        Some(best)
+    }
+
+    /// The moves of the colour to move, best first by a one-move estimate, at most
+    /// `beam` of them.
+    fn ordered(&self, pos: &Position, beam: usize) -> Vec<(i64, Action)> {
+        let mover = pos.to_move;
+        let mut scored: Vec<(i64, Action)> = pos
+            .moves(self.variant, self.seating)
+            .into_iter()
+            .map(|action| (self.estimate(pos, mover, &action), action))
+            .collect();
+        scored.sort_by_key(|(score, _)| -score);
+        scored.truncate(beam);
+        scored
+    }
+
+    /// What a move gains its colour at once: distance made towards its goal, and
+    /// counters captured.
+    fn estimate(&self, pos: &Position, mover: Colour, action: &Action) -> i64 {
+        let Action::Path(points) = action else { return 0 };
+        let (from, to) = (points[0], points[points.len() - 1]);
+        let captures = match self.variant {
+            Variant::Telka => points
+                .windows(2)
+                .filter(|w| {
+                    let (a, b) = (w[0], w[1]);
+                    let over = a.offset((b.x() - a.x()) / 2, (b.y() - a.y()) / 2);
+                    over.is_some_and(|o| {
+                        o.home().is_none()
+                            && (a.x() - b.x()).abs().max((a.y() - b.y()).abs()) == 2
+                            && pos
+                                .at(o)
+                                .is_some_and(|c| self.seating.side(c) != self.seating.side(mover))
+                    })
+                })
+                .count() as i64,
+            Variant::PegChow => 0,
+        };
+        point_cost(self.variant, mover, from) - point_cost(self.variant, mover, to) + 30 * captures
+    }
+
+    /// The position's worth to the bot's side: the progress of its colours minus
+    /// that of the others.
+    fn evaluate(&self, pos: &Position) -> i64 {
+        self.seating
+            .colours()
+            .iter()
+            .map(|&c| {
+                let worth = self.colour_worth(pos, c);
+                if self.seating.side(c) == self.side {
+                    worth
+                } else {
+                    -worth
+                }
+            })
+            .sum()
+    }
+
+    /// How close colour `c` is to its goal (higher is closer). Telka: its three
+    /// nearest counters to the target home (three home win), and each counter it still
+    /// has (fewer than three cannot win); Peg Chow: all of its counters, since every
+    /// point of the target home must be filled.
+    fn colour_worth(&self, pos: &Position, c: Colour) -> i64 {
+        let mut costs: Vec<i64> = pos.counters(c).map(|p| point_cost(self.variant, c, p)).collect();
+        match self.variant {
+            Variant::Telka => {
+                costs.sort_unstable();
+                let left = costs.len() as i64;
+                let nearest: i64 = costs.iter().take(3).sum();
+                let spare: i64 = costs.iter().skip(3).take(3).sum();
+                let short = if left < 3 { 500 } else { 0 };
+                20 * left - 3 * nearest - spare / 2 - short
+            }
+            Variant::PegChow => -costs.iter().sum::<i64>(),
+        }
+    }
+
+    /// The colour in play after `mover`: the next in seating order that still has
+    /// counters (an out seat's counters leave the board, R-F1).
+    fn next_colour(&self, pos: &Position, mover: Colour) -> Colour {
+        let order = self.seating.colours();
+        let at = order.iter().position(|&c| c == mover).unwrap_or(0);
+        (1..=order.len())
+            .map(|k| order[(at + k) % order.len()])
+            .find(|&c| pos.counters(c).next().is_some())
+            .unwrap_or(mover)
+    }
+}
+
+/// Shuffles runs of equal estimates, keeping the order of the estimates.
+fn shuffle_ties(moves: &mut [(i64, Action)], rng: &mut Rng) {
+    let mut start = 0;
+    while start < moves.len() {
+        let end = (start..moves.len())
+            .find(|&i| moves[i].0 != moves[start].0)
+            .unwrap_or(moves.len());
+        for i in (start + 1..end).rev() {
+            let j = start + rng.below(i - start + 1);
+            moves.swap(i, j);
+        }
+        start = end;
+    }
+}

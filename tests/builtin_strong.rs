@@ -1,0 +1,146 @@
+//! `referee agent strong` through the real binary: it beats `greedy` in the Parker
+//! games, plays the same game again from the same seed and node budget, and is
+//! refused where it does not play (I-Doubt-It, Multi-player TelnChes).
+
+mod cli_support;
+
+use cli_support::{actions, builtin_command, quoted_exe, record_lines, referee_in, text, HANG_BOUND};
+use tempfile::TempDir;
+
+/// The strong agent with a small node budget, so that a debug build answers fast.
+fn strong(seed: u64) -> String {
+    format!("{} agent strong --seed {seed} --nodes 2000", quoted_exe())
+}
+
+/// Plays a tournament of `games` games of `game` with `options` between the strong
+/// agent and greedy ones, and returns the summary.
+fn against_greedy(game: &str, options: &[&str], seats: usize, games: usize) -> serde_json::Value {
+    let dir = TempDir::new().unwrap();
+    let mut run = referee_in(dir.path());
+    run.args([
+        "tournament",
+        "--game",
+        game,
+        "--sandbox",
+        "none",
+        "--json",
+        "--report-every",
+        "0",
+    ]);
+    for o in options {
+        run.args(["-o", o]);
+    }
+    run.args(["--agent", &format!("name=strong cmd='{}'", strong(1))]);
+    for i in 1..seats {
+        run.args([
+            "--agent",
+            &format!("name=greedy{i} cmd='{}'", builtin_command("greedy", i as u64)),
+        ]);
+    }
+    let out = run
+        .args(["--games", &games.to_string(), "--out", "t"])
+        .timeout(HANG_BOUND)
+        .output()
+        .expect("run referee tournament");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("a JSON summary")
+}
+
+/// The standing of the entrant called `name`.
+fn standing<'a>(summary: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    summary["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .find(|s| s["name"] == name)
+        .expect("the entrant's standing")
+}
+
+#[test]
+fn strong_beats_greedy_at_two_seats_in_both_parker_games() {
+    for game in ["telka", "pegchow"] {
+        let summary = against_greedy(game, &["max-plies=600"], 2, 4);
+        let s = standing(&summary, "strong");
+        assert!(s["wins"].as_u64().unwrap() >= 3, "{game}: {s}");
+        assert_eq!(s["timeouts"], 0, "{game}: {s}");
+    }
+}
+
+#[test]
+fn strong_takes_the_best_place_on_average_against_two_greedy_agents() {
+    let summary = against_greedy("telka", &["players=3", "max-plies=600"], 3, 3);
+    let strong = standing(&summary, "strong")["average_place"].as_f64().unwrap();
+    for name in ["greedy1", "greedy2"] {
+        let greedy = standing(&summary, name)["average_place"].as_f64().unwrap();
+        assert!(strong < greedy, "strong {strong}, {name} {greedy}: {summary}");
+    }
+}
+
+#[test]
+fn a_seed_and_a_node_budget_give_the_same_game() {
+    let dir = TempDir::new().unwrap();
+    let play = |name: &str| {
+        let out = referee_in(dir.path())
+            .args([
+                "match",
+                "--game",
+                "telka",
+                "-o",
+                "max-plies=60",
+                "--sandbox",
+                "none",
+            ])
+            // Time enough that the clock never stops a search: the budget decides.
+            .args(["--st", "60", "--record", name])
+            .args(["--agent", &strong(7), "--agent", &strong(8)])
+            .timeout(HANG_BOUND)
+            .output()
+            .expect("run referee match");
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+        actions(&record_lines(&dir.path().join(name)))
+    };
+    let first = play("a.jsonl");
+    assert!(first.len() >= 10, "{first:?}");
+    assert_eq!(first, play("b.jsonl"));
+}
+
+#[test]
+fn strong_is_refused_where_it_does_not_play() {
+    let dir = TempDir::new().unwrap();
+    for game in ["idoubtit", "multichess"] {
+        let out = referee_in(dir.path())
+            .args([
+                "match",
+                "--game",
+                game,
+                "--agent",
+                "builtin:strong",
+                "--sandbox",
+                "none",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{game}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("builtin:strong plays Peg Chow and Telka only"),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let out = referee_in(dir.path())
+            .args(["tournament", "--game", game, "--sandbox", "none", "--out", "t"])
+            .args(["--agent", "builtin:strong", "--agent", "builtin:greedy"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{game}: {}", text(&out.stderr));
+        assert!(
+            !dir.path().join("t").exists(),
+            "nothing is written for a refused tournament"
+        );
+    }
+    let out = referee_in(dir.path())
+        .args(["agent", "strong", "--nodes", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
