@@ -30,19 +30,24 @@ const DARK: &str = "#C8C8C8";
 /// See [`LIGHT`].
 const FOG: &str = "#6E6E6E";
 
-/// Where the areas go: private areas in rows of at most four under the public area.
+/// Where the areas go: private areas in rows of at most two under the public area.
+///
+/// Two abreast keep the picture about two areas wide whatever the seats, so that at
+/// 300 px a square is still some 16 px; more seats make it taller, not smaller.
 struct Layout {
     seats: usize,
     per_row: usize,
 }
 
 impl Layout {
-    /// A layout for `seats` areas, rows as even as they can be.
+    /// Private areas per row at most.
+    const PER_ROW: usize = 2;
+
+    /// A layout for `seats` areas.
     fn new(seats: usize) -> Layout {
-        let rows = seats.div_ceil(4);
         Layout {
             seats,
-            per_row: seats.div_ceil(rows),
+            per_row: seats.min(Self::PER_ROW),
         }
     }
 
