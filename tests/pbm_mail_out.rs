@@ -269,12 +269,28 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("2 of 2 messages not sent") && err.contains("pbm view"),
-        "{err}"
-    );
+    assert!(err.contains("2 of 2 messages, for seat 1, 2, not sent"), "{err}");
+    assert!(err.contains("pbm send"), "{err}");
     assert_eq!(actions(d), 3, "the update is kept");
     assert!(view(d, "bob").contains("your turn"));
+    let kept = |seat: &str| maildir(&d.join(format!("{RECORD}.unsent")).join(seat));
+    assert_eq!((kept("alice").len(), kept("bob").len()), (1, 1));
+
+    // Sent again once a server is back; nothing is kept then.
+    let smtp = Smtp::start(d).expect("the server starts again");
+    let out = run(d, &["pbm", "send", RECORD, "--smtp", &smtp.at()], b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("2 messages sent again"),
+        "{}",
+        text(&out.stderr)
+    );
+    let got = maildir(&smtp.maildir);
+    assert_eq!(got.len(), 8);
+    each_to_its_own(&got);
+    let (_, bob) = mine(&got[6..]);
+    assert_eq!(bob.body.trim_end(), view(d, "bob").trim_end());
+    assert_eq!((kept("alice").len(), kept("bob").len()), (0, 0));
 }
 
 /// Alice's and bob's mail among `got`.
@@ -357,6 +373,14 @@ fn a_sendmail_command_gets_the_mail_on_stdin_and_the_recipient_as_argument() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert_eq!(actions(d), 1);
+    // `pbm send` sends the kept mails by the game's default, the script.
+    let out = run(d, &["pbm", "send", RECORD], b"");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(d.join("sent")).expect("sent").count(), 8);
+    let args = std::fs::read_to_string(d.join("sent/4.args")).expect("args");
+    assert_eq!(args, format!("-i\n-f\n{JUDGE}\n--\n{ALICE}\n"));
+    let again = parse(&std::fs::read(d.join("sent/4.eml")).expect("the mail"));
+    assert!(again.body.contains("message to seat 1 (alice)"));
 }
 
 #[test]

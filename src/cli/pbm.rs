@@ -116,6 +116,14 @@ pub enum PbmCommand {
         #[command(flatten)]
         send: SendArgs,
     },
+    /// Send again the messages a failed delivery kept in RECORD.unsent/.
+    Send {
+        /// The record.
+        record: PathBuf,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
+    },
     /// A seat resigns.
     Resign {
         /// The record.
@@ -250,6 +258,13 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             if !report.refused.is_empty() {
                 return Ok(EXIT_USAGE);
             }
+        }
+        PbmCommand::Send { record, send } => {
+            let how = pbm::delivery(&record, send.given())
+                .map_err(failure)?
+                .ok_or_else(|| Failure::usage(anyhow!("no delivery: give --outbox, --sendmail or --smtp")))?;
+            let sent = pbm::resend(&record, &how).map_err(failure)?;
+            eprintln!("referee: {sent} messages sent again by {}", how.describe());
         }
         PbmCommand::Status { record } => print(&pbm::status(&record).map_err(failure)?)?,
         PbmCommand::View { record, seat } => {

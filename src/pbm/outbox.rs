@@ -179,31 +179,86 @@ pub fn delivery(path: &Path, given: Option<Delivery>) -> Result<Option<Delivery>
 }
 
 /// Sends every message to its seat's address by `how`; returns how many were sent.
-/// Every message is tried; a failure names the seats not reached and how to make
-/// their messages again.
+/// Every message is tried; one not sent is kept, whole, in `<record>.unsent/` (a
+/// Maildir per seat) for [`resend`], and the error says how many and for whom.
 pub fn send(path: &Path, messages: &[Message], how: &Delivery) -> Result<usize, PbmError> {
-    let out =
-        read(path)?.ok_or_else(|| PbmError::Usage(format!("{}: this game mails no one", path.display())))?;
+    let out = settings(path)?;
     let open = Open::read(path)?;
+    let names = open.names();
     let mut failed = Vec::new();
     for m in messages {
-        let result = build(&open, &out, m).and_then(|mail| smtp::deliver(how, &open.names(), m.seat, &mail));
-        if let Err(e) = result {
-            failed.push((m.seat, e));
+        let mail = build(&open, &out, m)?;
+        let bytes = mail.formatted();
+        if let Err(e) = smtp::deliver(how, &names, m.seat, mail.envelope(), &bytes) {
+            let kept = smtp::to_maildir(&unsent_dir(path, &names, m.seat), &bytes);
+            failed.push((m.seat, e, kept.is_ok()));
         }
     }
-    let Some((_, first)) = failed.first() else {
+    let Some((_, first, _)) = failed.first() else {
         return Ok(messages.len());
     };
-    let seats: Vec<String> = failed.iter().map(|(s, _)| s.to_string()).collect();
+    let seats: Vec<String> = failed.iter().map(|(s, _, _)| s.to_string()).collect();
+    let again = if failed.iter().all(|(_, _, kept)| *kept) {
+        format!(
+            "they are kept in {}: `referee pbm send {}` sends them again",
+            side(path, ".unsent").display(),
+            path.display()
+        )
+    } else {
+        format!(
+            "`referee pbm view {} --seat N` makes a seat's message again",
+            path.display()
+        )
+    };
     Err(PbmError::Io(format!(
-        "{} of {} messages not sent by {} ({first}); the game is updated all the same: `referee pbm view {} --seat N` makes the message of seat {} again",
+        "{} of {} messages, for seat {}, not sent by {} ({first}); the game is updated all the same, and {again}",
         failed.len(),
         messages.len(),
+        seats.join(", "),
         how.describe(),
-        path.display(),
-        seats.join(", ")
     )))
+}
+
+/// Sends again, by `how`, every mail kept in `<record>.unsent/`, oldest first,
+/// removing each once sent; stops at the first that fails (it stays). Returns how
+/// many were sent.
+pub fn resend(path: &Path, how: &Delivery) -> Result<usize, PbmError> {
+    let out = settings(path)?;
+    // Under the record's lock, so two resends cannot send one mail twice.
+    let _held = super::update::locked(path)?;
+    let names = Open::read(path)?.names();
+    let from = mailbox("from", &out.from)?.email;
+    let mut sent = 0;
+    for seat in Seat::all(names.len()) {
+        let new = unsent_dir(path, &names, seat).join("new");
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(&new) {
+            Ok(r) => r.filter_map(Result::ok).map(|e| e.path()).collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io(&new)(e)),
+        };
+        files.sort();
+        let to = out.to.get(seat.index()).map_or("", String::as_str);
+        let envelope =
+            lettre::address::Envelope::new(Some(from.clone()), vec![mailbox("--address", to)?.email])
+                .map_err(|e| PbmError::Record(format!("seat {seat}: {e}")))?;
+        for file in files {
+            let bytes = std::fs::read(&file).map_err(io(&file))?;
+            smtp::deliver(how, &names, seat, &envelope, &bytes)?;
+            std::fs::remove_file(&file).map_err(io(&file))?;
+            sent += 1;
+        }
+    }
+    Ok(sent)
+}
+
+/// Where a seat's unsent mails are kept: a Maildir in `<record>.unsent/`.
+fn unsent_dir(path: &Path, names: &[String], seat: Seat) -> PathBuf {
+    side(path, ".unsent").join(smtp::seat_dir(names, seat))
+}
+
+/// The game's mail out settings, for a game that mails.
+fn settings(path: &Path) -> Result<MailOut, PbmError> {
+    read(path)?.ok_or_else(|| PbmError::Usage(format!("{}: this game mails no one", path.display())))
 }
 
 /// The RFC 5322 message carrying `m` to its seat. Every header is one the seat may

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use lettre::address::Envelope;
 use lettre::Transport as _;
 
 use super::outbox::Delivery;
@@ -35,16 +36,18 @@ pub(super) fn host_port(at: &str) -> Result<(String, u16), PbmError> {
     Ok((host.to_string(), port))
 }
 
-/// Delivers `mail` for `seat` (whose player names are `names`) by `how`.
+/// Delivers the mail `bytes` for `seat` (whose player names are `names`) by `how`,
+/// to the envelope's recipients.
 pub(super) fn deliver(
     how: &Delivery,
     names: &[String],
     seat: Seat,
-    mail: &lettre::Message,
+    envelope: &Envelope,
+    bytes: &[u8],
 ) -> Result<(), PbmError> {
     match how {
-        Delivery::Outbox(dir) => to_maildir(&dir.join(seat_dir(names, seat)), &mail.formatted()),
-        Delivery::Sendmail(cmd) => sendmail(cmd, mail),
+        Delivery::Outbox(dir) => to_maildir(&dir.join(seat_dir(names, seat)), bytes),
+        Delivery::Sendmail(cmd) => sendmail(cmd, envelope, bytes),
         Delivery::Smtp(at) => {
             let (host, port) = host_port(at)?;
             // Unencrypted, so for a server on this machine or a trusted network only.
@@ -52,7 +55,7 @@ pub(super) fn deliver(
                 .port(port)
                 .timeout(Some(SMTP_TIMEOUT))
                 .build()
-                .send(mail)
+                .send_raw(envelope, bytes)
                 .map(|_| ())
                 .map_err(|e| PbmError::Io(format!("SMTP {at}: {e}")))
         }
@@ -76,7 +79,7 @@ pub(super) fn seat_dir(names: &[String], seat: Seat) -> String {
 
 /// Writes one mail into the Maildir `dir` (made when missing): in `tmp/`, synced,
 /// then renamed into `new/`.
-fn to_maildir(dir: &Path, bytes: &[u8]) -> Result<(), PbmError> {
+pub(super) fn to_maildir(dir: &Path, bytes: &[u8]) -> Result<(), PbmError> {
     for sub in ["tmp", "new", "cur"] {
         let d = dir.join(sub);
         std::fs::create_dir_all(&d).map_err(io(&d))?;
@@ -108,12 +111,11 @@ fn unique_name() -> Result<String, PbmError> {
 }
 
 /// Runs `cmd -i -f FROM -- ADDRESS…` with the mail on its stdin, as `sendmail` is run.
-fn sendmail(cmd: &str, mail: &lettre::Message) -> Result<(), PbmError> {
+fn sendmail(cmd: &str, envelope: &Envelope, bytes: &[u8]) -> Result<(), PbmError> {
     let words = shell_words::split(cmd).map_err(|e| PbmError::Usage(format!("--sendmail: {e}")))?;
     let (program, args) = words
         .split_first()
         .ok_or_else(|| PbmError::Usage("--sendmail: an empty command".into()))?;
-    let envelope = mail.envelope();
     let mut c = Command::new(program);
     c.args(args).arg("-i");
     if let Some(from) = envelope.from() {
@@ -127,7 +129,7 @@ fn sendmail(cmd: &str, mail: &lettre::Message) -> Result<(), PbmError> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| failed(e.to_string()))?;
-    let bytes = mail.formatted();
+    let bytes = bytes.to_vec();
     let mut stdin = child.stdin.take().ok_or_else(|| failed("no stdin".into()))?;
     // On its own thread, so a command that does not read cannot block the referee
     // while its stderr fills.
