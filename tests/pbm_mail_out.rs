@@ -314,6 +314,16 @@ fn an_outbox_holds_a_maildir_per_seat() {
         assert!(got.iter().all(|g| g.to == address));
         each_to_its_own(&got);
         assert!(d.join("out").join(seat).join("cur").is_dir());
+        use std::os::unix::fs::PermissionsExt;
+        for e in std::fs::read_dir(d.join("out").join(seat).join("new")).expect("new/") {
+            let mode = e
+                .expect("entry")
+                .metadata()
+                .expect("metadata")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "a mail (its password) is the owner's alone");
+        }
     }
     // Printed instead, on request: --outdir keeps its meaning.
     let out = run(

@@ -78,17 +78,24 @@ pub(super) fn seat_dir(names: &[String], seat: Seat) -> String {
 }
 
 /// Writes one mail into the Maildir `dir` (made when missing): in `tmp/`, synced,
-/// then renamed into `new/`.
+/// then renamed into `new/`. Directories the owner's alone (0700) and mails 0600, as
+/// mail is kept: a seat's first message holds its password.
 pub(super) fn to_maildir(dir: &Path, bytes: &[u8]) -> Result<(), PbmError> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
     for sub in ["tmp", "new", "cur"] {
         let d = dir.join(sub);
-        std::fs::create_dir_all(&d).map_err(io(&d))?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&d)
+            .map_err(io(&d))?;
     }
     let name = unique_name()?;
     let tmp: PathBuf = dir.join("tmp").join(&name);
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(0o600)
         .open(&tmp)
         .map_err(io(&tmp))?;
     f.write_all(bytes).and_then(|_| f.sync_all()).map_err(io(&tmp))?;
@@ -146,4 +153,25 @@ fn sendmail(cmd: &str, envelope: &Envelope, bytes: &[u8]) -> Result<(), PbmError
         )));
     }
     wrote.map_err(|e| failed(format!("cannot write the mail: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smtp_addresses_are_host_and_port() {
+        assert_eq!(host_port("127.0.0.1:2525").ok(), Some(("127.0.0.1".into(), 2525)));
+        assert_eq!(host_port("[::1]:25").ok(), Some(("::1".into(), 25)));
+        for bad in ["127.0.0.1", ":25", "host:0", "host:99999", "host:x"] {
+            assert!(host_port(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_seat_dir_is_its_name_when_that_is_a_plain_file_name() {
+        let names: Vec<String> = ["alice", "../bob", ".x", "Ann Lee"].map(String::from).into();
+        let dirs: Vec<String> = (0..4).map(|i| seat_dir(&names, Seat::from_index(i))).collect();
+        assert_eq!(dirs, ["alice", "2", "3", "4"]);
+    }
 }
