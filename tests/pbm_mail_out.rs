@@ -55,6 +55,7 @@ struct Got {
     rcpt: Option<String>,
     subject: String,
     in_reply_to: Option<String>,
+    references: Option<String>,
     message_id: String,
     body: String,
 }
@@ -75,6 +76,7 @@ fn parse(bytes: &[u8]) -> Got {
         rcpt: m.header_raw("X-RcptTo").map(|r| r.trim().to_string()),
         subject: m.subject().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
+        references: m.references().as_text().map(str::to_string),
         message_id: m.message_id().expect("a Message-ID").to_string(),
         body: m.body_text(0).unwrap_or_default().replace("\r\n", "\n"),
     }
@@ -237,6 +239,8 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     each_to_its_own(&got);
     let (alice, bob) = mine(&got[2..]);
     assert_eq!(alice.in_reply_to.as_deref(), Some("a1@example.org"));
+    assert_eq!(alice.references.as_deref(), Some("a1@example.org"));
+    assert_eq!(bob.references, None);
     assert!(alice.body.contains("note: applied: 1 of 1"), "{}", alice.body);
     assert_eq!(bob.in_reply_to, None, "only the sender's reply answers its mail");
     assert_eq!(

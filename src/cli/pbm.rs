@@ -245,7 +245,7 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
         } => {
             let how = pbm::delivery(&record, send.given()).map_err(failure)?;
             let report = pbm::inbox(&record, &maildir).map_err(failure)?;
-            deliver(&record, &report.messages, outdir.as_deref(), how.as_ref())?;
+            // The mails are processed whatever becomes of the replies: say so first.
             for r in &report.refused {
                 eprintln!("referee: {}", crate::text::printable(r));
             }
@@ -255,6 +255,7 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
                 report.refused.len(),
                 report.duplicates
             );
+            deliver(&record, &report.messages, outdir.as_deref(), how.as_ref())?;
             if !report.refused.is_empty() {
                 return Ok(EXIT_USAGE);
             }
