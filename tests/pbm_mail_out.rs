@@ -279,6 +279,8 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     assert!(view(d, "bob").contains("your turn"));
     let kept = |seat: &str| maildir(&d.join(format!("{RECORD}.unsent")).join(seat));
     assert_eq!((kept("alice").len(), kept("bob").len()), (1, 1));
+    let status = text(&run(d, &["pbm", "status", RECORD], b"").stdout);
+    assert!(status.contains("unsent: 2 mails"), "{status}");
 
     // Sent again once a server is back; nothing is kept then.
     let smtp = Smtp::start(d).expect("the server starts again");
@@ -295,6 +297,8 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     let (_, bob) = mine(&got[6..]);
     assert_eq!(bob.body.trim_end(), view(d, "bob").trim_end());
     assert_eq!((kept("alice").len(), kept("bob").len()), (0, 0));
+    let status = text(&run(d, &["pbm", "status", RECORD], b"").stdout);
+    assert!(!status.contains("unsent"), "{status}");
 }
 
 /// Alice's and bob's mail among `got`.

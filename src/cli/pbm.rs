@@ -267,7 +267,16 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             let sent = pbm::resend(&record, &how).map_err(failure)?;
             eprintln!("referee: {sent} messages sent again by {}", how.describe());
         }
-        PbmCommand::Status { record } => print(&pbm::status(&record).map_err(failure)?)?,
+        PbmCommand::Status { record } => {
+            let mut text = pbm::status(&record).map_err(failure)?;
+            if let n @ 1.. = pbm::unsent(&record) {
+                text.push_str(&format!(
+                    "unsent: {n} mails kept by a failed delivery; `referee pbm send {}` sends them\n",
+                    record.display()
+                ));
+            }
+            print(&text)?
+        }
         PbmCommand::View { record, seat } => {
             let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
             show(&[pbm::view(&record, seat).map_err(failure)?])?

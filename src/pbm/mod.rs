@@ -39,7 +39,7 @@ pub use audit::{audit, AuditError, AuditReport};
 pub use inbox::{inbox, mail, InboxReport};
 pub use mail::{Outcome as MailOutcome, MAX_MAIL};
 use message::message;
-pub use outbox::{delivery, resend, send, Delivery, NewMail, DEFAULT_FROM};
+pub use outbox::{delivery, resend, send, unsent, Delivery, NewMail, DEFAULT_FROM};
 pub use seats::SeatRef;
 use store::{lock, read_key, rewrite, side, write_key, write_salt};
 pub use update::{play, resign};

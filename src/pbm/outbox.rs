@@ -251,6 +251,14 @@ pub fn resend(path: &Path, how: &Delivery) -> Result<usize, PbmError> {
     Ok(sent)
 }
 
+/// How many mails a failed delivery kept in `<record>.unsent/` for [`resend`].
+pub fn unsent(path: &Path) -> usize {
+    let count = |dir: PathBuf| std::fs::read_dir(dir.join("new")).map_or(0, Iterator::count);
+    std::fs::read_dir(side(path, ".unsent")).map_or(0, |seats| {
+        seats.filter_map(Result::ok).map(|e| count(e.path())).sum()
+    })
+}
+
 /// Where a seat's unsent mails are kept: a Maildir in `<record>.unsent/`.
 fn unsent_dir(path: &Path, names: &[String], seat: Seat) -> PathBuf {
     side(path, ".unsent").join(smtp::seat_dir(names, seat))
