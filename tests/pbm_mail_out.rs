@@ -6,6 +6,7 @@
 
 mod cli_support;
 
+use std::collections::HashSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -51,6 +52,7 @@ fn new_game(dir: &Path, extra: &[&str]) -> Output {
 
 /// A mail received, parsed.
 struct Got {
+    file: PathBuf,
     to: String,
     rcpt: Option<String>,
     subject: String,
@@ -60,7 +62,7 @@ struct Got {
     body: String,
 }
 
-fn parse(bytes: &[u8]) -> Got {
+fn parse(file: PathBuf, bytes: &[u8]) -> Got {
     let m = mail_parser::MessageParser::default()
         .parse(bytes)
         .expect("a mail message");
@@ -72,6 +74,7 @@ fn parse(bytes: &[u8]) -> Got {
     assert_eq!(first(m.from()).as_deref(), Some(JUDGE));
     assert!(m.date().is_some(), "a Date header");
     Got {
+        file,
         to: first(m.to()).expect("a To address"),
         rcpt: m.header_raw("X-RcptTo").map(|r| r.trim().to_string()),
         subject: m.subject().unwrap_or_default().to_string(),
@@ -82,17 +85,17 @@ fn parse(bytes: &[u8]) -> Got {
     }
 }
 
-/// Every mail in the Maildir `dir`'s new/, oldest first, and the count in tmp/.
+/// Every mail in the Maildir `dir`'s new/ (none left in tmp/).
 fn maildir(dir: &Path) -> Vec<Got> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("new"))
         .map(|r| r.map(|e| e.expect("entry").path()).collect())
         .unwrap_or_default();
-    names.sort_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
+    names.sort();
     let tmp = std::fs::read_dir(dir.join("tmp")).map_or(0, |r| r.count());
     assert_eq!(tmp, 0, "nothing is left in tmp/");
     names
         .iter()
-        .map(|p| parse(&std::fs::read(p).expect("a mail")))
+        .map(|p| parse(p.clone(), &std::fs::read(p).expect("a mail")))
         .collect()
 }
 
@@ -218,6 +221,7 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     assert!(out.stdout.is_empty(), "mailed, not printed");
     let first = maildir(&smtp.maildir);
     assert_eq!(first.len(), 2);
+    let mut seen: HashSet<PathBuf> = first.iter().map(|g| g.file.clone()).collect();
     each_to_its_own(&first);
     let pw_alice = password(&first.iter().find(|g| g.to == ALICE).expect("alice's").body);
     let pw_bob = password(&first.iter().find(|g| g.to == BOB).expect("bob's").body);
@@ -237,7 +241,7 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     let got = maildir(&smtp.maildir);
     assert_eq!(got.len(), 4);
     each_to_its_own(&got);
-    let (alice, bob) = mine(&got[2..]);
+    let (alice, bob) = mine(&got, &mut seen);
     assert_eq!(alice.in_reply_to.as_deref(), Some("a1@example.org"));
     assert_eq!(alice.references.as_deref(), Some("a1@example.org"));
     assert_eq!(bob.references, None);
@@ -260,11 +264,11 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     let got = maildir(&smtp.maildir);
     assert_eq!(got.len(), 6);
     each_to_its_own(&got);
-    let (alice, bob) = mine(&got[4..]);
+    let (alice, bob) = mine(&got, &mut seen);
     assert_eq!(bob.in_reply_to.as_deref(), Some("b1@example.org"));
     assert_eq!(alice.in_reply_to, None);
     assert_eq!(alice.body.trim_end(), view(d, "alice").trim_end());
-    let ids: std::collections::HashSet<&str> = got.iter().map(|g| g.message_id.as_str()).collect();
+    let ids: HashSet<&str> = got.iter().map(|g| g.message_id.as_str()).collect();
     assert_eq!(ids.len(), got.len(), "every Message-ID is unique");
 
     // The server is gone: the move is kept, one line says what was not sent.
@@ -294,16 +298,18 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     let got = maildir(&smtp.maildir);
     assert_eq!(got.len(), 8);
     each_to_its_own(&got);
-    let (_, bob) = mine(&got[6..]);
+    let (_, bob) = mine(&got, &mut seen);
     assert_eq!(bob.body.trim_end(), view(d, "bob").trim_end());
     assert_eq!((kept("alice").len(), kept("bob").len()), (0, 0));
     let status = text(&run(d, &["pbm", "status", RECORD], b"").stdout);
     assert!(!status.contains("unsent"), "{status}");
 }
 
-/// Alice's and bob's mail among `got`.
-fn mine(got: &[Got]) -> (&Got, &Got) {
-    let find = |a: &str| got.iter().find(|g| g.to == a).expect("a mail to each");
+/// Alice's and bob's mail among those of `got` not `seen` before, which are two.
+fn mine<'a>(got: &'a [Got], seen: &mut HashSet<PathBuf>) -> (&'a Got, &'a Got) {
+    let fresh: Vec<&Got> = got.iter().filter(|g| seen.insert(g.file.clone())).collect();
+    assert_eq!(fresh.len(), 2, "one mail to each seat");
+    let find = |a: &str| *fresh.iter().find(|g| g.to == a).expect("a mail to each");
     (find(ALICE), find(BOB))
 }
 
@@ -368,7 +374,8 @@ fn a_sendmail_command_gets_the_mail_on_stdin_and_the_recipient_as_argument() {
     for (n, address) in [(0, ALICE), (2, BOB)] {
         let args = std::fs::read_to_string(d.join(format!("sent/{n}.args"))).expect("args");
         assert_eq!(args, format!("-i\n-f\n{JUDGE}\n--\n{address}\n"));
-        let got = parse(&std::fs::read(d.join(format!("sent/{n}.eml"))).expect("the mail"));
+        let file = d.join(format!("sent/{n}.eml"));
+        let got = parse(file.clone(), &std::fs::read(&file).expect("the mail"));
         assert_eq!(got.to, address);
         each_to_its_own(&[got]);
     }
@@ -397,7 +404,8 @@ fn a_sendmail_command_gets_the_mail_on_stdin_and_the_recipient_as_argument() {
     assert_eq!(std::fs::read_dir(d.join("sent")).expect("sent").count(), 8);
     let args = std::fs::read_to_string(d.join("sent/4.args")).expect("args");
     assert_eq!(args, format!("-i\n-f\n{JUDGE}\n--\n{ALICE}\n"));
-    let again = parse(&std::fs::read(d.join("sent/4.eml")).expect("the mail"));
+    let file = d.join("sent/4.eml");
+    let again = parse(file.clone(), &std::fs::read(&file).expect("the mail"));
     assert!(again.body.contains("message to seat 1 (alice)"));
 }
 
