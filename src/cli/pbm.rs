@@ -3,12 +3,37 @@
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 
 use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::game::Options;
-use crate::pbm::{self, AuditError, MailOutcome, Message, PbmError, SeatRef};
+use crate::pbm::{self, AuditError, Delivery, MailOutcome, Message, NewMail, PbmError, SeatRef};
 use crate::record::{PublicKey, SecretKey};
+
+/// How messages are mailed, overriding the game's default (at most one).
+#[derive(Debug, Default, Args)]
+pub struct SendArgs {
+    /// Deliver each seat's message into the Maildir DIR/<seat name or number>/.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sendmail", "smtp"])]
+    outbox: Option<PathBuf>,
+    /// Deliver through a sendmail-compatible command (message on stdin, `-i -f FROM -- ADDRESS`).
+    #[arg(long, value_name = "CMD", conflicts_with = "smtp")]
+    sendmail: Option<String>,
+    /// Deliver to the SMTP server at HOST:PORT (unencrypted: for one on this machine).
+    #[arg(long, value_name = "HOST:PORT")]
+    smtp: Option<String>,
+}
+
+impl SendArgs {
+    fn given(self) -> Option<Delivery> {
+        match (self.outbox, self.sendmail, self.smtp) {
+            (Some(d), _, _) => Some(Delivery::Outbox(d)),
+            (_, Some(c), _) => Some(Delivery::Sendmail(c)),
+            (_, _, Some(a)) => Some(Delivery::Smtp(a)),
+            _ => None,
+        }
+    }
+}
 
 /// The `pbm` subcommands.
 #[derive(Debug, Subcommand)]
@@ -31,6 +56,12 @@ pub enum PbmCommand {
         /// Sign the record and every message with this secret key (`referee keygen`).
         #[arg(long, value_name = "FILE")]
         key: Option<PathBuf>,
+        /// The judge's address, the From of every message mailed (default referee@localhost).
+        #[arg(long, value_name = "ADDRESS")]
+        from: Option<String>,
+        /// How messages are mailed, kept as the game's default.
+        #[command(flatten)]
+        send: SendArgs,
         /// The record file to create.
         record: PathBuf,
     },
@@ -56,6 +87,9 @@ pub enum PbmCommand {
         seat: SeatRef,
         /// The action, as the game writes it.
         action: String,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
     },
     /// Process one mail (RFC 5322) read from stdin; prints the messages to send.
     Mail {
@@ -64,6 +98,9 @@ pub enum PbmCommand {
         /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
         #[arg(long, value_name = "DIR")]
         outdir: Option<PathBuf>,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
     },
     /// Process every new mail of a Maildir (new/ to cur/), each exactly once.
     Inbox {
@@ -75,6 +112,17 @@ pub enum PbmCommand {
         /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
         #[arg(long, value_name = "DIR")]
         outdir: Option<PathBuf>,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
+    },
+    /// Send again the messages a failed delivery kept in RECORD.unsent/.
+    Send {
+        /// The record.
+        record: PathBuf,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
     },
     /// A seat resigns.
     Resign {
@@ -83,6 +131,9 @@ pub enum PbmCommand {
         /// The seat resigning: its number or its player's name.
         #[arg(long)]
         seat: SeatRef,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
     },
 }
 
@@ -110,10 +161,22 @@ fn read_stdin() -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
-/// Prints the messages, or appends each to `outdir/seat-N.txt`.
-fn deliver(messages: &[Message], outdir: Option<&std::path::Path>) -> Result<(), Failure> {
-    let Some(dir) = outdir else {
-        return show(messages);
+/// Mails the messages by `how`, or appends each to `outdir/seat-N.txt`, or prints
+/// them. A failed mailing exits 1 after the game was updated: the error says so.
+fn deliver(
+    record: &std::path::Path,
+    messages: &[Message],
+    outdir: Option<&std::path::Path>,
+    how: Option<&Delivery>,
+) -> Result<(), Failure> {
+    let dir = match (outdir, how) {
+        (Some(dir), _) => dir,
+        (None, Some(how)) => {
+            let sent = pbm::send(record, messages, how).map_err(failure)?;
+            eprintln!("referee: {sent} messages mailed by {}", how.describe());
+            return Ok(());
+        }
+        (None, None) => return show(messages),
     };
     use std::io::Write;
     std::fs::create_dir_all(dir).map_err(|e| Failure::failed(anyhow!("{}: {e}", dir.display())))?;
@@ -147,19 +210,28 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             seats,
             addresses,
             key,
+            from,
+            send,
             record,
         } => {
             let options = Options::parse(options.iter().map(String::as_str)).map_err(Failure::usage)?;
             let key = key.as_deref().map(secret_key).transpose()?;
-            show(
-                &pbm::new_game(&record, &game, &options, &seats, &addresses, key.as_ref())
-                    .map_err(failure)?,
-            )?;
+            let mail = NewMail {
+                from,
+                delivery: send.given(),
+            };
+            let messages = pbm::new_game(&record, &game, &options, &seats, &addresses, key.as_ref(), &mail)
+                .map_err(failure)?;
+            let how = pbm::delivery(&record, None).map_err(failure)?;
+            deliver(&record, &messages, None, how.as_ref())?;
         }
-        PbmCommand::Mail { record, outdir } => {
+        PbmCommand::Mail { record, outdir, send } => {
+            let how = pbm::delivery(&record, send.given()).map_err(failure)?;
             let bytes = read_stdin()?;
             match pbm::mail(&record, &bytes).map_err(failure)? {
-                MailOutcome::Replied(messages) => deliver(&messages, outdir.as_deref())?,
+                MailOutcome::Replied(messages) => {
+                    deliver(&record, &messages, outdir.as_deref(), how.as_ref())?
+                }
                 MailOutcome::Duplicate => {
                     eprintln!("referee: this mail was processed before; nothing was done again")
                 }
@@ -169,9 +241,11 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             record,
             maildir,
             outdir,
+            send,
         } => {
+            let how = pbm::delivery(&record, send.given()).map_err(failure)?;
             let report = pbm::inbox(&record, &maildir).map_err(failure)?;
-            deliver(&report.messages, outdir.as_deref())?;
+            // The mails are processed whatever becomes of the replies: say so first.
             for r in &report.refused {
                 eprintln!("referee: {}", crate::text::printable(r));
             }
@@ -181,22 +255,48 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
                 report.refused.len(),
                 report.duplicates
             );
+            deliver(&record, &report.messages, outdir.as_deref(), how.as_ref())?;
             if !report.refused.is_empty() {
                 return Ok(EXIT_USAGE);
             }
         }
-        PbmCommand::Status { record } => print(&pbm::status(&record).map_err(failure)?)?,
+        PbmCommand::Send { record, send } => {
+            let how = pbm::delivery(&record, send.given())
+                .map_err(failure)?
+                .ok_or_else(|| Failure::usage(anyhow!("no delivery: give --outbox, --sendmail or --smtp")))?;
+            let sent = pbm::resend(&record, &how).map_err(failure)?;
+            eprintln!("referee: {sent} messages sent again by {}", how.describe());
+        }
+        PbmCommand::Status { record } => {
+            let mut text = pbm::status(&record).map_err(failure)?;
+            if let n @ 1.. = pbm::unsent(&record) {
+                text.push_str(&format!(
+                    "unsent: {n} mails kept by a failed delivery; `referee pbm send {}` sends them\n",
+                    record.display()
+                ));
+            }
+            print(&text)?
+        }
         PbmCommand::View { record, seat } => {
             let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
             show(&[pbm::view(&record, seat).map_err(failure)?])?
         }
-        PbmCommand::Play { record, seat, action } => {
+        PbmCommand::Play {
+            record,
+            seat,
+            action,
+            send,
+        } => {
+            let how = pbm::delivery(&record, send.given()).map_err(failure)?;
             let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
-            show(&pbm::play(&record, seat, &action).map_err(failure)?)?
+            let messages = pbm::play(&record, seat, &action).map_err(failure)?;
+            deliver(&record, &messages, None, how.as_ref())?
         }
-        PbmCommand::Resign { record, seat } => {
+        PbmCommand::Resign { record, seat, send } => {
+            let how = pbm::delivery(&record, send.given()).map_err(failure)?;
             let seat = pbm::seat_of(&record, &seat).map_err(failure)?;
-            show(&pbm::resign(&record, seat).map_err(failure)?)?
+            let messages = pbm::resign(&record, seat).map_err(failure)?;
+            deliver(&record, &messages, None, how.as_ref())?
         }
     }
     Ok(EXIT_OK)

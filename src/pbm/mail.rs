@@ -63,6 +63,8 @@ fn commands(body: &str) -> Vec<Command> {
 /// A mail, parsed: its journal id, its sender's address and its commands.
 struct Letter {
     id: String,
+    /// Its Message-ID, which the replies to the sender answer (In-Reply-To).
+    message_id: Option<String>,
     from: String,
     commands: Vec<Command>,
 }
@@ -86,6 +88,11 @@ fn parse(bytes: &[u8]) -> Result<Letter, PbmError> {
     let body = mail.body_text(0).unwrap_or_default();
     Ok(Letter {
         id,
+        // Written into the replies' headers, so only a plain one is kept.
+        message_id: mail
+            .message_id()
+            .filter(|m| m.len() <= 250 && m.bytes().all(|b| b.is_ascii_graphic()))
+            .map(str::to_string),
         from,
         commands: commands(&body),
     })
@@ -155,6 +162,7 @@ pub(super) fn process(held: &Locked, path: &Path, bytes: &[u8]) -> Result<Outcom
     journal::finish(held, path, &letter.id)?;
     for m in messages.iter_mut().filter(|m| m.seat == seat) {
         m.text = with_notes(&m.text, &notes);
+        m.reply_to.clone_from(&letter.message_id);
     }
     Ok(Outcome::Replied(messages))
 }

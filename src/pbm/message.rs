@@ -62,7 +62,11 @@ pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, 
         told: &told,
     };
     let text = render(&at, seat, since, open.salt()?, open.key.as_ref());
-    Ok(Message { seat, text })
+    Ok(Message {
+        seat,
+        text,
+        reply_to: None,
+    })
 }
 
 /// The text of the message for `seat` at `at`, covering what it was told after

@@ -13,7 +13,8 @@
 //! `store` is how the record and its side files are locked, rewritten and salted on
 //! disk, `message` is what a seat is mailed, `seats` how a seat is named, `senders`
 //! who may mail for a seat, `mail` and `inbox` the mails read and `journal` how each
-//! changes the game exactly once, and `audit` checks a seat's messages against the
+//! changes the game exactly once, `outbox` each message as a mail to its seat and
+//! `smtp` how it is delivered, and `audit` checks a seat's messages against the
 //! finished record.
 
 use std::fmt::Write as _;
@@ -27,8 +28,10 @@ mod inbox;
 mod journal;
 mod mail;
 mod message;
+mod outbox;
 mod seats;
 mod senders;
+mod smtp;
 mod store;
 mod update;
 
@@ -36,6 +39,7 @@ pub use audit::{audit, AuditError, AuditReport};
 pub use inbox::{inbox, mail, InboxReport};
 pub use mail::{Outcome as MailOutcome, MAX_MAIL};
 use message::message;
+pub use outbox::{delivery, resend, send, unsent, Delivery, NewMail, DEFAULT_FROM};
 pub use seats::SeatRef;
 use store::{lock, read_key, rewrite, side, write_key, write_salt};
 pub use update::{play, resign};
@@ -67,6 +71,8 @@ pub struct Message {
     pub seat: Seat,
     /// Its text, ready to mail.
     pub text: String,
+    /// The Message-ID of the seat's mail it answers, if any (mail out's In-Reply-To).
+    pub reply_to: Option<String>,
 }
 
 /// The open game of a record.
@@ -136,6 +142,7 @@ impl Open {
 /// their mail addresses (none, or one per seat: then each seat's first message
 /// carries the password its mails must hold, and no other message does). With a
 /// `key`, the record and every message are signed with it, now and on every update.
+/// `mail` is how the game mails its messages (only a game with addresses does).
 pub fn new_game(
     path: &Path,
     game: &str,
@@ -143,6 +150,7 @@ pub fn new_game(
     names: &[String],
     addresses: &[String],
     key: Option<&SecretKey>,
+    mail: &NewMail,
 ) -> Result<Vec<Message>, PbmError> {
     let id = GameId::parse(game).map_err(|e| PbmError::Usage(e.to_string()))?;
     let g = id
@@ -159,6 +167,7 @@ pub fn new_game(
     if !addresses.is_empty() {
         senders::check_addresses(addresses, names.len())?;
     }
+    outbox::check_new(mail, addresses)?;
     let held = lock(path)?;
     // Checked under the lock, so two `new` on one path cannot both pass.
     if path.exists() {
@@ -169,6 +178,7 @@ pub fn new_game(
     }
     write_salt(&held, path)?;
     write_key(&held, path, key)?;
+    outbox::write_new(&held, path, mail, addresses)?;
     let passwords = match addresses {
         [] => Vec::new(),
         _ => senders::issue(&held, path, addresses)?,
