@@ -8,7 +8,7 @@ use clap::Subcommand;
 use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::game::Options;
 use crate::pbm::{self, AuditError, MailOutcome, Message, PbmError, SeatRef};
-use crate::record::{PublicKey, SecretKey};
+use crate::record::{Nmr, PublicKey, SecretKey};
 
 /// The `pbm` subcommands.
 #[derive(Debug, Subcommand)]
@@ -31,6 +31,15 @@ pub enum PbmCommand {
         /// Sign the record and every message with this secret key (`referee keygen`).
         #[arg(long, value_name = "FILE")]
         key: Option<PathBuf>,
+        /// Time each seat has to act, e.g. 72h, 30m, 2d (enforced by `pbm tick`).
+        #[arg(long, value_name = "DURATION", value_parser = pbm::parse_duration)]
+        deadline: Option<u64>,
+        /// Remind the seat to act this long before its deadline, once a turn.
+        #[arg(long, value_name = "DURATION", value_parser = pbm::parse_duration)]
+        reminder: Option<u64>,
+        /// What a missed deadline does (default forfeit).
+        #[arg(long, value_enum)]
+        nmr: Option<Nmr>,
         /// The record file to create.
         record: PathBuf,
     },
@@ -72,6 +81,15 @@ pub enum PbmCommand {
         /// The Maildir.
         #[arg(long, value_name = "DIR")]
         maildir: PathBuf,
+        /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
+        #[arg(long, value_name = "DIR")]
+        outdir: Option<PathBuf>,
+    },
+    /// Send due reminders and apply the missed-move rule to passed deadlines (run
+    /// it from cron or a timer); prints the messages to send.
+    Tick {
+        /// The record.
+        record: PathBuf,
         /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
         #[arg(long, value_name = "DIR")]
         outdir: Option<PathBuf>,
@@ -147,14 +165,21 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             seats,
             addresses,
             key,
+            deadline,
+            reminder,
+            nmr,
             record,
         } => {
             let options = Options::parse(options.iter().map(String::as_str)).map_err(Failure::usage)?;
             let key = key.as_deref().map(secret_key).transpose()?;
+            let rule = pbm::deadline_rule(deadline, reminder, nmr).map_err(failure)?;
             show(
-                &pbm::new_game(&record, &game, &options, &seats, &addresses, key.as_ref())
+                &pbm::new_game(&record, &game, &options, &seats, &addresses, key.as_ref(), rule)
                     .map_err(failure)?,
             )?;
+        }
+        PbmCommand::Tick { record, outdir } => {
+            deliver(&pbm::tick(&record).map_err(failure)?, outdir.as_deref())?;
         }
         PbmCommand::Mail { record, outdir } => {
             let bytes = read_stdin()?;

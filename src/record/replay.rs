@@ -13,7 +13,7 @@ use super::fast_action::{self, ActionRef};
 use super::timing::Timing;
 use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, RevealLine, FORMAT, GENESIS};
 use crate::clock::SeatClock;
-use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent, Unforfeitable};
+use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent, Turn, Unforfeitable};
 
 /// A problem found in a record, naming its line (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +70,8 @@ pub struct Replay {
     /// (what a resumed match continues with); `None` when the header has no time
     /// control.
     pub clocks: Option<Vec<SeatClock>>,
+    /// The latest `time` of its lines (none in records from before lines had times).
+    pub last_time: Option<std::time::SystemTime>,
 }
 
 /// A signature line of a record, with what it signs (checked against a key by
@@ -188,6 +190,8 @@ struct Replaying {
     commitment: Option<(String, String)>,
     revealed: Option<String>,
     signatures: Vec<Signed>,
+    /// The time of the last line that had one: no line may be earlier.
+    last_time: Option<(std::time::SystemTime, String)>,
 }
 
 impl Replaying {
@@ -209,7 +213,27 @@ impl Replaying {
             commitment: None,
             revealed: None,
             signatures: Vec::new(),
+            last_time: None,
         }
+    }
+
+    /// Checks line `n`'s `time`, if it has one: RFC 3339 UTC and not earlier than
+    /// the last line with a time (lines without one come from records written before
+    /// lines carried times, and are not checked).
+    fn check_time(&mut self, n: usize, time: Option<&str>) -> Result<(), RecordError> {
+        let Some(text) = time else { return Ok(()) };
+        let t = crate::wall_clock::parse_rfc3339(text)
+            .ok_or_else(|| RecordError::at(n, format!("time {text:?} is not an RFC 3339 UTC time")))?;
+        if let Some((last, last_text)) = &self.last_time {
+            if t < *last {
+                return Err(RecordError::at(
+                    n,
+                    format!("time {text} is earlier than {last_text}, the time of a line before it"),
+                ));
+            }
+        }
+        self.last_time = Some((t, text.to_string()));
+        Ok(())
     }
 
     /// Checks line `n`, `text` (read as `read` bytes with its newline): its hash, then
@@ -231,6 +255,7 @@ impl Replaying {
         // Counted now: any later problem with the line ends the replay with an error.
         self.complete_len += read as u64;
         if let Some(a) = fast_action::parse(head) {
+            self.check_time(n, a.time)?;
             if self.result.is_some() {
                 return Err(RecordError::at(n, "a line after the result"));
             }
@@ -248,6 +273,7 @@ impl Replaying {
         }
         // The sealed text parses as the body: the `hash` member is simply ignored.
         let line = parse_line(text).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))?;
+        self.check_time(n, line.time())?;
         self.apply(n, line)
     }
 
@@ -287,6 +313,14 @@ impl Replaying {
             (Line::Reveal(r), Some(_)) => {
                 self.check_reveal(r).map_err(|m| RecordError::at(n, m))?;
                 self.revealed = Some(r.salt.clone());
+            }
+            (Line::Deadline(d), Some(g)) => {
+                if !matches!(g.turn(), Turn::Act { seat, .. } if seat == d.seat) {
+                    return Err(RecordError::at(
+                        n,
+                        format!("a deadline line for seat {}, which is not to act", d.seat),
+                    ));
+                }
             }
             (Line::Signature(s), Some(_)) => {
                 if !super::is_signature(&s.signature) {
@@ -350,6 +384,7 @@ impl Replaying {
                 revealed: self.revealed,
                 signatures: self.signatures,
                 clocks: self.timing.into_clocks(),
+                last_time: self.last_time.map(|(t, _)| t),
             }),
             _ => Err(RecordError::at(1, "empty record: no complete header line")),
         }
@@ -376,7 +411,12 @@ pub fn step(game: &mut dyn Game, line: &Line) -> Option<Played> {
             Some(game.play(a.seat, &a.action).expect("verified record"))
         }
         Line::Forfeit(f) => Some(game.forfeit(f.seat, f.reason)),
-        Line::Header(_) | Line::Result(_) | Line::Commit(_) | Line::Reveal(_) | Line::Signature(_) => None,
+        Line::Header(_)
+        | Line::Result(_)
+        | Line::Commit(_)
+        | Line::Reveal(_)
+        | Line::Signature(_)
+        | Line::Deadline(_) => None,
     }
 }
 
@@ -517,6 +557,7 @@ mod tests {
     fn a_bad_hash_is_told_from_a_missing_one() {
         let line = Line::Commit(CommitLine {
             commitment: "c".into(),
+            time: None,
         });
         let sealed = seal(GENESIS, &line);
         let error = |text: &str| replay(format!("{text}\n").as_bytes()).unwrap_err();
