@@ -308,6 +308,24 @@ fn verify_refuses_times_that_go_backwards() {
 }
 
 #[test]
+fn verify_refuses_a_deadline_line_for_a_seat_not_to_act() {
+    let dir = game(&["--deadline", "1h", "--reminder", "30m"]);
+    let d = dir.path();
+    ok(d, "2026-03-01T12:40:00Z", &["pbm", "tick", RECORD]);
+    assert_eq!(deadline_events(d), [(1, "reminder".to_string())]);
+    let bad = d.join("other.jsonl");
+    reseal(&d.join(RECORD), &bad, |lines| {
+        let Line::Deadline(l) = &mut lines[1] else {
+            panic!("line 2 is the reminder")
+        };
+        l.seat = referee::game::Seat::new(2).unwrap();
+    });
+    let (code, _, err) = verify(&bad);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("line 2") && err.contains("not to act"), "{err}");
+}
+
+#[test]
 fn records_without_times_still_verify() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -328,6 +346,51 @@ fn records_without_times_still_verify() {
     });
     assert!(!std::fs::read_to_string(&old).unwrap().contains("\"time\""));
     assert_verifies(&old);
+}
+
+#[test]
+fn serve_and_tournament_records_carry_the_time_on_every_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = referee_in(d)
+        .env("REFEREE_NOW", START)
+        .arg("serve")
+        .write_stdin("new telka\nplay 1 c2-d3\nresign 2\nrecord s.jsonl\nquit\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let served = record_lines(&d.join("s.jsonl"));
+    assert_eq!(served.len(), 4, "header, action, forfeit, result");
+    assert!(served.iter().all(|l| l["time"] == START), "{served:?}");
+    let args = [
+        "tournament",
+        "--game",
+        "telka",
+        "--agent",
+        "builtin:random",
+        "--agent",
+        "builtin:greedy",
+        "--games",
+        "2",
+        "--out",
+        "t",
+        "--st",
+        "1",
+    ];
+    ok(d, START, &args);
+    let games: Vec<_> = std::fs::read_dir(d.join("t/games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(games.len(), 2);
+    for game in games {
+        assert!(
+            record_lines(&game).iter().all(|l| l["time"] == START),
+            "{}",
+            game.display()
+        );
+    }
 }
 
 /// `line` as written before lines carried times.

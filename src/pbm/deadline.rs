@@ -320,6 +320,35 @@ mod tests {
     }
 
     #[test]
+    fn pass_passes_a_seat_whose_only_action_is_a_pass() {
+        // R-B5: blue has no move here, so its only action is a (forced) pass.
+        let options = crate::game::Options::parse(["players=2"]).unwrap();
+        let state = "11/11/11/11/11/5r5/11/11/r1r8/rr9/brr8 b 0";
+        let mut game = crate::game::GameId::PegChow
+            .create(&options, Some(state))
+            .unwrap();
+        let rule = DeadlineRule {
+            seconds: 60,
+            reminder: None,
+            nmr: Nmr::Pass,
+        };
+        let seat = Seat::new(1).unwrap();
+        let cur = Current {
+            seat,
+            deadline: SystemTime::UNIX_EPOCH,
+            reminded: false,
+            extended: false,
+        };
+        let (mut lines, mut notes) = (Vec::new(), Vec::new());
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(61);
+        missed(game.as_mut(), &rule, cur, now, &mut lines, &mut notes, "00");
+        assert!(matches!(&lines[0], Line::Deadline(d) if d.event == DeadlineEvent::Passed));
+        assert!(matches!(&lines[1], Line::Action(a) if a.action == "pass" && a.forced && a.seat == seat));
+        assert_eq!(lines.len(), 2);
+        assert!(notes[0].ends_with("it passes"), "{notes:?}");
+    }
+
+    #[test]
     fn a_reminder_needs_a_longer_deadline() {
         assert!(rule(None, Some(60), None).is_err());
         assert!(rule(None, None, Some(Nmr::Pass)).is_err());
