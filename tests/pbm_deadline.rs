@@ -433,6 +433,14 @@ fn bad_deadlines_and_clocks_are_refused_and_create_nothing() {
     assert!(!d.join(RECORD).exists());
     let (code, _, err) = at(d, START, &["pbm", "tick", "missing.jsonl"]);
     assert_eq!(code, 2, "{err}");
+    ok(
+        d,
+        START,
+        &["match", "--game", "telka", "--record", "m.jsonl", "-q"],
+    );
+    let (code, _, err) = at(d, START, &["pbm", "tick", "m.jsonl"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a play-by-mail game"), "{err}");
 }
 
 #[test]

@@ -128,6 +128,8 @@ pub fn tick(path: &Path) -> Result<Vec<Message>, PbmError> {
     let held = locked(path)?;
     settled(&held, path)?;
     let open = Open::read(path)?;
+    // A record that is not a mail game is bad input here as in every `pbm` command.
+    open.salt()?;
     let Some(rule) = open.replay.header.deadline else {
         return Ok(Vec::new());
     };
