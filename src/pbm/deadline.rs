@@ -234,41 +234,46 @@ fn missed(
     } else if pass {
         notes.push(format!("seat {seat} missed its deadline {missed}: it passes"));
         lines.push(deadline_line(seat, DeadlineEvent::Passed, missed, None, now));
-        // The games here allow a pass only when it is forced (R-B5, R-M6).
-        let forced = game.forced_action().is_some_and(|f| f == "pass");
-        let played = game.play(seat, "pass").expect("a legal action");
-        lines.push(Line::Action(ActionLine {
-            ply: game.plies(),
-            seat,
-            action: "pass".into(),
-            taken: played.taken,
-            forced,
-            opening: false,
-            events: played.events,
-            think_ms: None,
-            clock_ms: None,
-            time: Some(format_rfc3339(now)),
-        }));
+        lines.push(pass_line(game, seat, now));
     } else {
         notes.push(format!("seat {seat} missed its deadline {missed}: it forfeits"));
-        lines.push(deadline_line(
-            seat,
-            DeadlineEvent::Forfeited,
-            missed.clone(),
-            None,
-            now,
-        ));
-        let played = game.forfeit(seat, ForfeitKind::Timeout);
-        lines.push(Line::Forfeit(ForfeitLine {
-            seat,
-            reason: ForfeitKind::Timeout,
-            detail: format!("missed its deadline {missed}"),
-            action: None,
-            events: played.events,
-            time: Some(format_rfc3339(now)),
-        }));
+        let detail = format!("missed its deadline {missed}");
+        lines.push(deadline_line(seat, DeadlineEvent::Forfeited, missed, None, now));
+        lines.push(forfeit_line(game, seat, detail, now));
     }
     commit_if_due(game, lines, salt);
+}
+
+/// Plays the pass of `seat`, which the caller found among its legal actions.
+fn pass_line(game: &mut dyn Game, seat: Seat, now: SystemTime) -> Line {
+    // The games here allow a pass only when it is forced (R-B5, R-M6).
+    let forced = game.forced_action().is_some_and(|f| f == "pass");
+    let played = game.play(seat, "pass").expect("a legal action");
+    Line::Action(ActionLine {
+        ply: game.plies(),
+        seat,
+        action: "pass".into(),
+        taken: played.taken,
+        forced,
+        opening: false,
+        events: played.events,
+        think_ms: None,
+        clock_ms: None,
+        time: Some(format_rfc3339(now)),
+    })
+}
+
+/// Forfeits `seat`, the seat to act (so one that can forfeit), as on time.
+fn forfeit_line(game: &mut dyn Game, seat: Seat, detail: String, now: SystemTime) -> Line {
+    let played = game.forfeit(seat, ForfeitKind::Timeout);
+    Line::Forfeit(ForfeitLine {
+        seat,
+        reason: ForfeitKind::Timeout,
+        detail,
+        action: None,
+        events: played.events,
+        time: Some(format_rfc3339(now)),
+    })
 }
 
 /// A deadline line written now.

@@ -11,8 +11,9 @@
 //! is done with lines: `chain` hashes and seals them (and makes the salted digests
 //! of play by mail), `writer` appends them to a file, `sign` signs chain hashes
 //! with the judge's key, `replay` reads
-//! and re-checks a record, with `fast_action` (action lines without serde) and
-//! `timing` (think times and clocks) as its helpers.
+//! and re-checks a record, with `fast_action` (action lines without serde),
+//! `timing` (think times and clocks) and `order` (times that never go backwards,
+//! missed deadlines carried out) as its helpers.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,7 @@ use crate::game::{ForfeitKind, Game, Options, Seat};
 
 mod chain;
 mod fast_action;
+mod order;
 mod replay;
 mod sign;
 mod timing;

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::chain::{is_lower_hex, salted_digest, sealed_line_hash, split_sealed_unchecked, HexHash};
 use super::fast_action::{self, ActionRef};
+use super::order::{Kind, Order};
 use super::timing::Timing;
 use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, RevealLine, FORMAT, GENESIS};
 use crate::clock::SeatClock;
@@ -190,8 +191,8 @@ struct Replaying {
     commitment: Option<(String, String)>,
     revealed: Option<String>,
     signatures: Vec<Signed>,
-    /// The time of the last line that had one: no line may be earlier.
-    last_time: Option<(std::time::SystemTime, String)>,
+    /// What the lines so far require of the next (times, missed deadlines).
+    order: Order,
 }
 
 impl Replaying {
@@ -213,27 +214,8 @@ impl Replaying {
             commitment: None,
             revealed: None,
             signatures: Vec::new(),
-            last_time: None,
+            order: Order::default(),
         }
-    }
-
-    /// Checks line `n`'s `time`, if it has one: RFC 3339 UTC and not earlier than
-    /// the last line with a time (lines without one come from records written before
-    /// lines carried times, and are not checked).
-    fn check_time(&mut self, n: usize, time: Option<&str>) -> Result<(), RecordError> {
-        let Some(text) = time else { return Ok(()) };
-        let t = crate::wall_clock::parse_rfc3339(text)
-            .ok_or_else(|| RecordError::at(n, format!("time {text:?} is not an RFC 3339 UTC time")))?;
-        if let Some((last, last_text)) = &self.last_time {
-            if t < *last {
-                return Err(RecordError::at(
-                    n,
-                    format!("time {text} is earlier than {last_text}, the time of a line before it"),
-                ));
-            }
-        }
-        self.last_time = Some((t, text.to_string()));
-        Ok(())
     }
 
     /// Checks line `n`, `text` (read as `read` bytes with its newline): its hash, then
@@ -255,7 +237,9 @@ impl Replaying {
         // Counted now: any later problem with the line ends the replay with an error.
         self.complete_len += read as u64;
         if let Some(a) = fast_action::parse(head) {
-            self.check_time(n, a.time)?;
+            self.order
+                .check(a.time, Kind::Action(a.seat))
+                .map_err(|m| RecordError::at(n, m))?;
             if self.result.is_some() {
                 return Err(RecordError::at(n, "a line after the result"));
             }
@@ -273,7 +257,15 @@ impl Replaying {
         }
         // The sealed text parses as the body: the `hash` member is simply ignored.
         let line = parse_line(text).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))?;
-        self.check_time(n, line.time())?;
+        let kind = match &line {
+            Line::Action(a) => Kind::Action(a.seat),
+            Line::Forfeit(f) => Kind::Forfeit(f.seat, f.reason),
+            Line::Deadline(d) => Kind::Deadline(d),
+            _ => Kind::Other,
+        };
+        self.order
+            .check(line.time(), kind)
+            .map_err(|m| RecordError::at(n, m))?;
         self.apply(n, line)
     }
 
@@ -370,6 +362,13 @@ impl Replaying {
 
     /// The replay, once every line is read: a record needs at least its header.
     fn finish(self) -> Result<Replay, RecordError> {
+        if self.order.unfinished() {
+            let last = self.line_count + 1;
+            return Err(RecordError::at(
+                last,
+                "a missed deadline without the line that carries it out",
+            ));
+        }
         match (self.header, self.game) {
             (Some(header), Some(game)) => Ok(Replay {
                 header,
@@ -384,7 +383,7 @@ impl Replaying {
                 revealed: self.revealed,
                 signatures: self.signatures,
                 clocks: self.timing.into_clocks(),
-                last_time: self.last_time.map(|(t, _)| t),
+                last_time: self.order.last_time(),
             }),
             _ => Err(RecordError::at(1, "empty record: no complete header line")),
         }
