@@ -466,3 +466,58 @@ fn a_clock_set_back_never_writes_a_time_earlier_than_the_record() {
     assert_eq!(last_action["time"], "2026-03-01T12:30:00Z");
     assert_verifies(&d.join(RECORD));
 }
+
+#[test]
+fn a_signed_game_stays_signed_and_outdir_gets_the_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, START, &["keygen", "--out", "judge"]);
+    let new = [
+        "pbm",
+        "new",
+        "--game",
+        "pegchow",
+        "--seat",
+        "alice",
+        "--seat",
+        "bob",
+        "--key",
+        "judge.key",
+        "--deadline",
+        "1h",
+        "--reminder",
+        "10m",
+        RECORD,
+    ];
+    ok(d, START, &new);
+    assert_eq!(
+        ok(
+            d,
+            "2026-03-01T12:50:00Z",
+            &["pbm", "tick", RECORD, "--outdir", "out"]
+        ),
+        ""
+    );
+    let reminder = std::fs::read_to_string(d.join("out/seat-1.txt")).unwrap();
+    assert!(
+        reminder.contains("note: reminder:") && reminder.contains("signature: "),
+        "{reminder}"
+    );
+    assert!(
+        !d.join("out/seat-2.txt").exists(),
+        "only the seat to act is reminded"
+    );
+    ok(
+        d,
+        "2026-03-01T13:00:00Z",
+        &["pbm", "tick", RECORD, "--outdir", "out"],
+    );
+    assert!(std::fs::read_to_string(d.join("out/seat-2.txt"))
+        .unwrap()
+        .contains("it forfeits"));
+    ok(
+        d,
+        "2026-03-01T13:00:00Z",
+        &["verify", RECORD, "--key", "judge.pub"],
+    );
+}
