@@ -129,34 +129,14 @@ pub fn tick(path: &Path) -> Result<Vec<Message>, PbmError> {
     settled(&held, path)?;
     let open = Open::read(path)?;
     // A record that is not a mail game is bad input here as in every `pbm` command.
-    open.salt()?;
+    let salt = open.salt()?.to_string();
     let Some(rule) = open.replay.header.deadline else {
         return Ok(Vec::new());
     };
     let now = crate::wall_clock::now();
     let mut game = open.replay.game.boxed_clone();
     let mut lines = open.replay.lines.clone();
-    let mut notes = Vec::new();
-    // Each pass settles one missed deadline; a seat's next one starts now, so this
-    // ends, and the bound only guards against a game that never moves on.
-    for _ in 0..=4 * game.seat_count() {
-        let Some(cur) = to_act(&open.replay.header, game.as_ref(), &lines) else {
-            break;
-        };
-        if now < cur.deadline {
-            remind(&rule, cur, now, &mut lines, &mut notes);
-            break;
-        }
-        missed(
-            game.as_mut(),
-            &rule,
-            cur,
-            now,
-            &mut lines,
-            &mut notes,
-            open.salt()?,
-        );
-    }
+    let notes = due(&open.replay.header, &rule, game.as_mut(), &mut lines, now, &salt);
     if lines.len() == open.replay.lines.len() {
         return Ok(Vec::new());
     }
@@ -165,9 +145,35 @@ pub fn tick(path: &Path) -> Result<Vec<Message>, PbmError> {
         .all(|l| matches!(l, Line::Deadline(d) if d.event == DeadlineEvent::Reminder));
     let messages = match reminder_only {
         true => reminded(&held, path, &open, &lines)?,
-        false => write_changes(&held, path, &open, game.as_ref(), lines, open.salt()?.to_string())?,
+        false => write_changes(&held, path, &open, game.as_ref(), lines, salt)?,
     };
     Ok(messages.into_iter().map(|m| noted(m, &notes)).collect())
+}
+
+/// Appends to `lines` what is due `now`: every missed deadline's rule applied in
+/// turn, then the reminder of the seat to act; returns the notes saying so.
+fn due(
+    header: &Header,
+    rule: &DeadlineRule,
+    game: &mut dyn Game,
+    lines: &mut Vec<Line>,
+    now: SystemTime,
+    salt: &str,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    // Each pass settles one missed deadline; a seat's next one starts now, so this
+    // ends, and the bound only guards against a game that never moves on.
+    for _ in 0..=4 * game.seat_count() {
+        let Some(cur) = to_act(header, game, lines) else {
+            break;
+        };
+        if now < cur.deadline {
+            remind(rule, cur, now, lines, &mut notes);
+            break;
+        }
+        missed(game, rule, cur, now, lines, &mut notes, salt);
+    }
+    notes
 }
 
 /// Records a reminder for the seat to act, if one is due and none was sent this turn.
