@@ -91,6 +91,7 @@ fn record_line(c: &mut Criterion) {
         events: vec!["move blue a1-c3-e5 capture b2".into()],
         think_ms: Some(3),
         clock_ms: Some(9_870),
+        time: Some("2025-01-01T00:00:00Z".into()),
     });
     c.bench_function("record/seal", |b| {
         b.iter(|| black_box(seal(GENESIS, black_box(&line))))
@@ -128,6 +129,8 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
         time_control: Some(control.to_string()),
         sandbox: None,
         start: "2025-01-01T00:00:00Z".into(),
+        deadline: None,
+        time: Some("2025-01-01T00:00:00Z".into()),
     };
     w.write(&Line::Header(header)).unwrap();
     let mut actions = 0;
@@ -154,6 +157,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
             events: played.events,
             think_ms: timing.map(|t| t.0),
             clock_ms: timing.map(|t| t.1),
+            time: Some("2025-01-01T00:00:00Z".into()),
         }))
         .unwrap();
     }
@@ -164,6 +168,7 @@ fn random_record(id: GameId, options: &[&str], seed: u64) -> (Vec<u8>, u64) {
         plies: g.plies(),
         state: g.state(),
         escaped: None,
+        time: Some("2025-01-01T00:00:00Z".into()),
     }))
     .unwrap();
     (bytes, actions)

@@ -17,3 +17,4 @@ pub mod rng;
 pub mod serve;
 pub mod text;
 pub mod tournament;
+pub mod wall_clock;

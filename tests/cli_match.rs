@@ -705,7 +705,7 @@ fn played(lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
         .map(|l| {
             let mut l = l.clone();
             let o = l.as_object_mut().expect("a record line is an object");
-            for volatile in ["hash", "think_ms", "clock_ms", "detail"] {
+            for volatile in ["hash", "think_ms", "clock_ms", "detail", "time"] {
                 o.remove(volatile);
             }
             l

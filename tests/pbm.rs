@@ -299,6 +299,7 @@ fn line_type(line: &Line) -> &'static str {
         Line::Commit(_) => "commit",
         Line::Reveal(_) => "reveal",
         Line::Signature(_) => "signature",
+        Line::Deadline(_) => "deadline",
     }
 }
 
@@ -1304,7 +1305,7 @@ fn swap_hidden_types(lines: &[Line], salt: &str, cover: Cover) -> (Vec<u8>, Stri
                     r.data = Some(new_data.clone());
                 }
             }
-            Line::Header(_) | Line::Forfeit(_) | Line::Signature(_) => {}
+            Line::Header(_) | Line::Forfeit(_) | Line::Signature(_) | Line::Deadline(_) => {}
         }
     }
     let mut w = RecordWriter::new(Vec::new());

@@ -221,6 +221,7 @@ fn an_unsigned_record_fails_verify_key_and_passes_verify() {
             1,
             Line::Signature(SignatureLine {
                 signature: "ab".repeat(64),
+                time: None,
             }),
         );
     });

@@ -164,6 +164,9 @@ pub fn main() -> ExitCode {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<u8, Failure> {
+    // Every mode reads the wall clock; an injected time that is not one is refused
+    // before anything is written with the real clock instead.
+    crate::wall_clock::check_env().map_err(|e| Failure::usage(anyhow::anyhow!(e)))?;
     match cli.command {
         Command::Match(args) => match_cmd::run(*args),
         Command::Tournament(args) => tournament::run(*args),

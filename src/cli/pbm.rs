@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use super::{print, Failure, EXIT_FAILED, EXIT_OK, EXIT_USAGE};
 use crate::game::Options;
 use crate::pbm::{self, AuditError, Delivery, MailOutcome, Message, NewMail, PbmError, SeatRef};
-use crate::record::{PublicKey, SecretKey};
+use crate::record::{Nmr, PublicKey, SecretKey};
 
 /// How messages are mailed, overriding the game's default (at most one).
 #[derive(Debug, Default, Args)]
@@ -62,6 +62,15 @@ pub enum PbmCommand {
         /// How messages are mailed, kept as the game's default.
         #[command(flatten)]
         send: SendArgs,
+        /// Time each seat has to act, e.g. 72h, 30m, 2d (enforced by `pbm tick`).
+        #[arg(long, value_name = "DURATION", value_parser = pbm::parse_duration)]
+        deadline: Option<u64>,
+        /// Remind the seat to act this long before its deadline, once a turn.
+        #[arg(long, value_name = "DURATION", value_parser = pbm::parse_duration)]
+        reminder: Option<u64>,
+        /// What a missed deadline does (default forfeit).
+        #[arg(long, value_enum)]
+        nmr: Option<Nmr>,
         /// The record file to create.
         record: PathBuf,
     },
@@ -120,6 +129,18 @@ pub enum PbmCommand {
     Send {
         /// The record.
         record: PathBuf,
+        /// How messages are mailed, instead of the game's default.
+        #[command(flatten)]
+        send: SendArgs,
+    },
+    /// Send due reminders and apply the missed-move rule to passed deadlines (run
+    /// it from cron or a timer); prints the messages to send.
+    Tick {
+        /// The record.
+        record: PathBuf,
+        /// Append each seat's messages to DIR/seat-N.txt instead of printing them.
+        #[arg(long, value_name = "DIR")]
+        outdir: Option<PathBuf>,
         /// How messages are mailed, instead of the game's default.
         #[command(flatten)]
         send: SendArgs,
@@ -212,6 +233,9 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
             key,
             from,
             send,
+            deadline,
+            reminder,
+            nmr,
             record,
         } => {
             let options = Options::parse(options.iter().map(String::as_str)).map_err(Failure::usage)?;
@@ -220,10 +244,25 @@ pub fn run(command: PbmCommand) -> Result<u8, Failure> {
                 from,
                 delivery: send.given(),
             };
-            let messages = pbm::new_game(&record, &game, &options, &seats, &addresses, key.as_ref(), &mail)
-                .map_err(failure)?;
+            let rule = pbm::deadline_rule(deadline, reminder, nmr).map_err(failure)?;
+            let messages = pbm::new_game(
+                &record,
+                &game,
+                &options,
+                &seats,
+                &addresses,
+                key.as_ref(),
+                &mail,
+                rule,
+            )
+            .map_err(failure)?;
             let how = pbm::delivery(&record, None).map_err(failure)?;
             deliver(&record, &messages, None, how.as_ref())?;
+        }
+        PbmCommand::Tick { record, outdir, send } => {
+            let how = pbm::delivery(&record, send.given()).map_err(failure)?;
+            let messages = pbm::tick(&record).map_err(failure)?;
+            deliver(&record, &messages, outdir.as_deref(), how.as_ref())?;
         }
         PbmCommand::Mail { record, outdir, send } => {
             let how = pbm::delivery(&record, send.given()).map_err(failure)?;

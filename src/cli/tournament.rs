@@ -357,10 +357,7 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Fa
         .transpose()
         .map_err(|e| Failure::usage(anyhow!(e)))?;
     let out = args.out.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
+        let secs = crate::wall_clock::unix_seconds(crate::wall_clock::now());
         PathBuf::from("tournaments").join(format!("{}-{secs}", def.game))
     });
     let exe = std::env::current_exe()

@@ -251,7 +251,12 @@ impl Audit<'_> {
             )),
             None => problems.push(format!("{at}: the record has no line {}", m.line)),
         }
-        if m.since > self.covered {
+        // Lines that told the seat nothing (a reminder to another seat) need no
+        // message of their own.
+        let skipped = |(n, t): &&(usize, Vec<Vec<SeatEvent>>)| {
+            *n > self.covered && *n <= m.since && !told_to(t, seat).is_empty()
+        };
+        if self.told.iter().any(|t| skipped(&t)) {
             problems.push(format!(
                 "a message is missing: nothing told lines {}..{}",
                 self.covered + 1,

@@ -135,6 +135,10 @@ pub(super) fn render(
         (None, Turn::Act { seat: to, kind }) if to == seat => {
             let _ = writeln!(t, "your turn: {kind}");
             let _ = writeln!(t, "legal: {}", short_legal(&game.legal_actions()));
+            // Public: the time of a line every seat was told of, plus the rule's.
+            if let Some(cur) = super::deadline::current(h, lines, seat) {
+                let _ = writeln!(t, "deadline: {}", crate::wall_clock::format_rfc3339(cur.deadline));
+            }
         }
         (None, Turn::Act { seat: to, kind }) => {
             let _ = writeln!(t, "waiting for: seat {to} ({}) to {kind}", names[to.index()]);

@@ -14,7 +14,8 @@
 //! disk, `message` is what a seat is mailed, `seats` how a seat is named, `senders`
 //! who may mail for a seat, `mail` and `inbox` the mails read and `journal` how each
 //! changes the game exactly once, `outbox` each message as a mail to its seat and
-//! `smtp` how it is delivered, and `audit` checks a seat's messages against the
+//! `smtp` how it is delivered, `deadline` the time each seat has to act and what
+//! `pbm tick` does when it runs out, and `audit` checks a seat's messages against the
 //! finished record.
 
 use std::fmt::Write as _;
@@ -24,6 +25,7 @@ use crate::game::{GameId, NoSuchSeat, Options, Seat, Turn};
 use crate::record::{self, Header, Line, Replay, SecretKey};
 
 mod audit;
+mod deadline;
 mod inbox;
 mod journal;
 mod mail;
@@ -36,6 +38,7 @@ mod store;
 mod update;
 
 pub use audit::{audit, AuditError, AuditReport};
+pub use deadline::{parse_duration, rule as deadline_rule, tick};
 pub use inbox::{inbox, mail, InboxReport};
 pub use mail::{Outcome as MailOutcome, MAX_MAIL};
 use message::message;
@@ -101,6 +104,10 @@ impl Open {
                 PbmError::Invalid(text)
             }
         })?;
+        // Lines this process adds come after those there, whatever the clock says.
+        if let Some(t) = replay.last_time {
+            crate::wall_clock::not_before(t);
+        }
         let complete =
             usize::try_from(replay.complete_len).map_or(&bytes[..], |n| &bytes[..n.min(bytes.len())]);
         let chain = String::from_utf8_lossy(complete)
@@ -143,6 +150,7 @@ impl Open {
 /// carries the password its mails must hold, and no other message does). With a
 /// `key`, the record and every message are signed with it, now and on every update.
 /// `mail` is how the game mails its messages (only a game with addresses does).
+/// With a `deadline` rule, each seat has that long to act (see `pbm tick`).
 pub fn new_game(
     path: &Path,
     game: &str,
@@ -151,6 +159,7 @@ pub fn new_game(
     addresses: &[String],
     key: Option<&SecretKey>,
     mail: &NewMail,
+    deadline: Option<record::DeadlineRule>,
 ) -> Result<Vec<Message>, PbmError> {
     let id = GameId::parse(game).map_err(|e| PbmError::Usage(e.to_string()))?;
     let g = id
@@ -183,7 +192,8 @@ pub fn new_game(
         [] => Vec::new(),
         _ => senders::issue(&held, path, addresses)?,
     };
-    let header = Header::new(g.as_ref(), None, 0, |seat| (names[seat.index()].clone(), None));
+    let mut header = Header::new(g.as_ref(), None, 0, |seat| (names[seat.index()].clone(), None));
+    header.deadline = deadline;
     rewrite(&held, path, &header, &[])?;
     let open = Open::read(path)?;
     Seat::all(g.seat_count())
@@ -225,6 +235,9 @@ pub fn status(path: &Path) -> Result<String, PbmError> {
         None => match g.turn() {
             Turn::Act { seat, kind } => {
                 let _ = writeln!(t, "turn: seat {seat} ({}) to {kind}", names[seat.index()]);
+                if let Some(cur) = deadline::current(&open.replay.header, &open.replay.lines, seat) {
+                    let _ = writeln!(t, "deadline: {}", crate::wall_clock::format_rfc3339(cur.deadline));
+                }
             }
             Turn::Over => t.push_str("over\n"),
         },

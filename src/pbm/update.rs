@@ -98,7 +98,6 @@ pub(super) fn update(
     let salt = open.salt()?.to_string();
     let mut game = open.replay.game.boxed_clone();
     seat.at_table(game.seat_count())?;
-    let before = open.chain.len();
     let mut lines = open.replay.lines.clone();
     let mut stopped = None;
     let mut count = 0;
@@ -113,18 +112,49 @@ pub(super) fn update(
         };
         lines.push(line);
         count += 1;
-        let committed = lines.iter().any(|l| matches!(l, Line::Commit(_)));
-        if let (false, Some(data)) = (committed, game.commitment_data()) {
-            lines.push(Line::Commit(CommitLine {
-                commitment: salted_digest(&salt, "commit", &data),
-            }));
-        }
+        commit_if_due(game.as_ref(), &mut lines, &salt);
     }
+    let messages = write_changes(held, path, &open, game.as_ref(), lines, salt)?;
+    Ok(Applied {
+        messages,
+        count,
+        stopped,
+    })
+}
+
+/// Appends the commitment once the game first has its hidden part to commit to
+/// (I-Doubt-It: when placement ends); `lines` are the record's after the header.
+pub(super) fn commit_if_due(game: &dyn Game, lines: &mut Vec<Line>, salt: &str) {
+    let committed = lines.iter().any(|l| matches!(l, Line::Commit(_)));
+    if let (false, Some(data)) = (committed, game.commitment_data()) {
+        lines.push(Line::Commit(CommitLine {
+            commitment: salted_digest(salt, "commit", &data),
+            time: Some(crate::wall_clock::now_rfc3339()),
+        }));
+    }
+}
+
+/// Writes `lines`, the record after the header once `game` is where they leave it,
+/// with the result and reveal when it is over, in one atomic rewrite; returns every
+/// seat's message covering the lines after `open`'s. The caller holds the lock.
+pub(super) fn write_changes(
+    held: &Locked,
+    path: &Path,
+    open: &Open,
+    game: &dyn Game,
+    mut lines: Vec<Line>,
+    salt: String,
+) -> Result<Vec<Message>, PbmError> {
+    let before = open.chain.len();
     // Play by mail runs no agent processes: none can have escaped.
-    if let Some(result) = ResultLine::of(game.as_ref(), None) {
+    if let Some(result) = ResultLine::of(game, None) {
         lines.push(Line::Result(result));
         let data = committed_data(&open.replay, &lines);
-        lines.push(Line::Reveal(RevealLine { salt, data }));
+        lines.push(Line::Reveal(RevealLine {
+            salt,
+            data,
+            time: Some(crate::wall_clock::now_rfc3339()),
+        }));
     }
     rewrite(held, path, &open.replay.header, &lines)?;
     if game.outcome().is_some() {
@@ -134,14 +164,9 @@ pub(super) fn update(
         remove_salt(held, path)?;
     }
     let open = Open::read(path)?;
-    let messages = Seat::all(game.seat_count())
+    Seat::all(game.seat_count())
         .map(|s| message(&open, s, before))
-        .collect::<Result<_, _>>()?;
-    Ok(Applied {
-        messages,
-        count,
-        stopped,
-    })
+        .collect()
 }
 
 /// Applies one change to `game`; the record line it makes, or why it is rejected.
@@ -174,6 +199,7 @@ fn apply(game: &mut dyn Game, path: &Path, seat: Seat, change: &Change, via: Via
                 detail: "resigned by mail".into(),
                 action: None,
                 events: played.events,
+                time: Some(crate::wall_clock::now_rfc3339()),
             }))
         }
     }
@@ -192,6 +218,7 @@ fn play_one(game: &mut dyn Game, path: &Path, seat: Seat, action: &str, via: Via
             events: played.events,
             think_ms: None,
             clock_ms: None,
+            time: Some(crate::wall_clock::now_rfc3339()),
         })),
         Err(rejection) => Err(PbmError::Rejected(format!(
             "rejected, nothing changed: {rejection}; {}",

@@ -147,6 +147,7 @@ mod tests {
             plies: 3,
             state: "x".into(),
             escaped: None,
+            time: None,
         });
         let sealed = seal(GENESIS, &line);
         let (body, hash) = unseal(&sealed).unwrap();
@@ -159,6 +160,7 @@ mod tests {
     fn line_hashes_are_chain_hashes_of_the_body() {
         let line = Line::Commit(CommitLine {
             commitment: "c".into(),
+            time: None,
         });
         let mut prev: HexHash = GENESIS.as_bytes().try_into().unwrap();
         for _ in 0..3 {

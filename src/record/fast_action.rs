@@ -31,6 +31,8 @@ pub(super) struct ActionRef<'a> {
     pub think_ms: Option<u64>,
     /// See [`ActionLine::clock_ms`].
     pub clock_ms: Option<u64>,
+    /// See [`ActionLine::time`].
+    pub time: Option<&'a str>,
 }
 
 /// Recorded events, as read in place or as serde built them.
@@ -104,6 +106,7 @@ impl<'a> ActionRef<'a> {
             events: Events::Parsed(&a.events),
             think_ms: a.think_ms,
             clock_ms: a.clock_ms,
+            time: a.time.as_deref(),
         }
     }
 
@@ -121,6 +124,7 @@ impl<'a> ActionRef<'a> {
             events,
             think_ms: self.think_ms,
             clock_ms: self.clock_ms,
+            time: self.time.map(str::to_string),
         }
     }
 }
@@ -132,7 +136,8 @@ pub(super) fn write(line: &ActionLine, out: &mut String) -> bool {
     let plain = |s: &str| !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
     let strings_plain = plain(&line.action)
         && line.taken.as_deref().is_none_or(plain)
-        && line.events.iter().all(|e| plain(e));
+        && line.events.iter().all(|e| plain(e))
+        && line.time.as_deref().is_none_or(plain);
     if !strings_plain {
         return false;
     }
@@ -173,6 +178,10 @@ pub(super) fn write(line: &ActionLine, out: &mut String) -> bool {
         out.push_str(",\"clock_ms\":");
         push_decimal(out, ms);
     }
+    if let Some(time) = &line.time {
+        out.push_str(",\"time\":");
+        string(out, time);
+    }
     out.push('}');
     true
 }
@@ -204,6 +213,10 @@ pub(super) fn parse(head: &str) -> Option<ActionRef<'_>> {
         Some(()) => Some(r.number()?),
         None => None,
     };
+    let time = match r.eat(",\"time\":") {
+        Some(()) => Some(r.string()?),
+        None => None,
+    };
     r.rest.is_empty().then_some(ActionRef {
         ply,
         seat,
@@ -214,6 +227,7 @@ pub(super) fn parse(head: &str) -> Option<ActionRef<'_>> {
         events: Events::Raw(events),
         think_ms,
         clock_ms,
+        time,
     })
 }
 
@@ -298,6 +312,7 @@ mod tests {
         r#"{"type":"action","ply":7,"seat":3,"action":"pass","events":[]"#,
         r#"{"type":"action","ply":7,"seat":3,"action":"","events":[""]"#,
         "{\"type\":\"action\",\"ply\":7,\"seat\":3,\"action\":\"é→😀\",\"events\":[\"ü \",\"\u{7f}\"]",
+        r#"{"type":"action","ply":2,"seat":2,"action":"c7-d6","events":[],"time":"2026-01-02T03:04:05Z""#,
     ];
 
     #[test]
@@ -327,6 +342,7 @@ mod tests {
             events: vec!["move red a1-c3 capture b2".into(), "pass blue".into()],
             think_ms: None,
             clock_ms: Some(5),
+            time: Some("2026-01-02T03:04:05Z".into()),
         };
         let sealed = super::super::seal(super::super::GENESIS, &super::super::Line::Action(line.clone()));
         let (head, _) = super::super::chain::split_sealed(&sealed).unwrap();
@@ -414,9 +430,10 @@ mod tests {
             events in proptest::collection::vec(".{0,10}", 0..4),
             think_ms: Option<u64>,
             clock_ms: Option<u64>,
+            time in proptest::option::of(".{0,6}"),
         ) {
             let seat = Seat::new(seat).unwrap();
-            writes_as_serde(&ActionLine { ply, seat, action, taken, forced, opening, events, think_ms, clock_ms });
+            writes_as_serde(&ActionLine { ply, seat, action, taken, forced, opening, events, think_ms, clock_ms, time });
         }
 
         /// Lines with any byte of a valid one replaced, dropped or doubled.
@@ -456,6 +473,7 @@ mod tests {
                 events: vec![event],
                 think_ms: None,
                 clock_ms: None,
+                time: None,
             };
             let sealed = super::super::seal(super::super::GENESIS, &super::super::Line::Action(line.clone()));
             let (head, _) = super::super::chain::split_sealed(&sealed).unwrap();

@@ -11,8 +11,9 @@
 //! is done with lines: `chain` hashes and seals them (and makes the salted digests
 //! of play by mail), `writer` appends them to a file, `sign` signs chain hashes
 //! with the judge's key, `replay` reads
-//! and re-checks a record, with `fast_action` (action lines without serde) and
-//! `timing` (think times and clocks) as its helpers.
+//! and re-checks a record, with `fast_action` (action lines without serde),
+//! `timing` (think times and clocks) and `order` (times that never go backwards,
+//! missed deadlines carried out) as its helpers.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,7 @@ use crate::game::{ForfeitKind, Game, Options, Seat};
 
 mod chain;
 mod fast_action;
+mod order;
 mod replay;
 mod sign;
 mod timing;
@@ -88,6 +90,13 @@ pub struct Header {
     pub sandbox: Option<String>,
     /// Wall-clock start time, RFC 3339 UTC.
     pub start: String,
+    /// The play-by-mail deadlines (`pbm new --deadline`), when the game has them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<DeadlineRule>,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 impl Header {
@@ -101,6 +110,7 @@ impl Header {
         seed: u64,
         seat: impl Fn(Seat) -> (String, Option<String>),
     ) -> Header {
+        let now = crate::wall_clock::now_rfc3339();
         Header {
             format: FORMAT,
             referee: env!("CARGO_PKG_VERSION").to_string(),
@@ -123,7 +133,9 @@ impl Header {
             seed,
             time_control: None,
             sandbox: None,
-            start: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            start: now.clone(),
+            deadline: None,
+            time: Some(now),
         }
     }
 }
@@ -155,6 +167,10 @@ pub struct ActionLine {
     /// Time left on the seat's clock after the action, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_ms: Option<u64>,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// A seat's forfeit (the game may end with it or go on, R-F1).
@@ -171,6 +187,10 @@ pub struct ForfeitLine {
     pub action: Option<String>,
     /// What the forfeit did, omniscient.
     pub events: Vec<String>,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// The last line of a finished game.
@@ -190,6 +210,10 @@ pub struct ResultLine {
     /// derived from the rules, so `verify` takes it as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escaped: Option<Vec<usize>>,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 impl ResultLine {
@@ -204,6 +228,7 @@ impl ResultLine {
             plies: game.plies(),
             state: game.state(),
             escaped,
+            time: Some(crate::wall_clock::now_rfc3339()),
         })
     }
 }
@@ -215,6 +240,10 @@ impl ResultLine {
 pub struct CommitLine {
     /// The commitment.
     pub commitment: String,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// The opening of the game's secrets once it is over: the salt (hex) and the data
@@ -226,6 +255,10 @@ pub struct RevealLine {
     /// The committed data, if there was a commitment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// The judge's signature over the chain hash of the line before it (protocol.md §4):
@@ -235,6 +268,10 @@ pub struct RevealLine {
 pub struct SignatureLine {
     /// The Ed25519 signature, hex (see [`SecretKey::sign_record`]).
     pub signature: String,
+    /// When the line was written: RFC 3339 UTC (absent in records from before lines
+    /// carried times, which stay readable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }
 
 /// One record line.
@@ -255,4 +292,79 @@ pub enum Line {
     Reveal(RevealLine),
     /// The judge's signature of everything before it.
     Signature(SignatureLine),
+    /// A play-by-mail deadline event: a reminder, an extension, a missed move.
+    Deadline(DeadlineLine),
+}
+
+impl Line {
+    /// When the line was written, if it says (see [`ActionLine::time`]).
+    pub fn time(&self) -> Option<&str> {
+        match self {
+            Line::Header(l) => l.time.as_deref(),
+            Line::Action(l) => l.time.as_deref(),
+            Line::Forfeit(l) => l.time.as_deref(),
+            Line::Result(l) => l.time.as_deref(),
+            Line::Commit(l) => l.time.as_deref(),
+            Line::Reveal(l) => l.time.as_deref(),
+            Line::Signature(l) => l.time.as_deref(),
+            Line::Deadline(l) => l.time.as_deref(),
+        }
+    }
+}
+
+/// What happens when a seat misses its play-by-mail deadline (`--nmr`, "no moves
+/// received").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Nmr {
+    /// The seat forfeits, as on time.
+    Forfeit,
+    /// The seat passes where the game has a `pass` action, else forfeits.
+    Pass,
+    /// The deadline is extended once by the same duration, then the seat forfeits.
+    Extend,
+}
+
+/// A play-by-mail game's deadlines, public and part of its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineRule {
+    /// Seconds a seat has to act, from the line that made it the seat's turn.
+    pub seconds: u64,
+    /// Seconds before its deadline at which the seat is reminded, once a turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminder: Option<u64>,
+    /// What happens when the deadline passes.
+    pub nmr: Nmr,
+}
+
+/// What a deadline line records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeadlineEvent {
+    /// The seat was sent a reminder of its coming deadline.
+    Reminder,
+    /// The seat missed its deadline, which was extended to `until`.
+    Extended,
+    /// The seat missed its deadline and passes: a `pass` action line follows.
+    Passed,
+    /// The seat missed its deadline and forfeits: a `timeout` forfeit line follows.
+    Forfeited,
+}
+
+/// A deadline event of a play-by-mail game (`pbm tick`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineLine {
+    /// The seat to act.
+    pub seat: Seat,
+    /// What happened.
+    pub event: DeadlineEvent,
+    /// The deadline concerned (RFC 3339 UTC): the coming one for a reminder, the
+    /// one missed otherwise.
+    pub deadline: String,
+    /// The new deadline, for an extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// When the line was written, RFC 3339 UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
 }

@@ -10,10 +10,11 @@ use std::path::Path;
 
 use super::chain::{is_lower_hex, salted_digest, sealed_line_hash, split_sealed_unchecked, HexHash};
 use super::fast_action::{self, ActionRef};
+use super::order::{Kind, Order};
 use super::timing::Timing;
 use super::{ActionLine, ForfeitLine, Header, Line, ResultLine, RevealLine, FORMAT, GENESIS};
 use crate::clock::SeatClock;
-use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent, Unforfeitable};
+use crate::game::{ForfeitKind, Game, GameId, Played, SeatEvent, Turn, Unforfeitable};
 
 /// A problem found in a record, naming its line (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +71,8 @@ pub struct Replay {
     /// (what a resumed match continues with); `None` when the header has no time
     /// control.
     pub clocks: Option<Vec<SeatClock>>,
+    /// The latest `time` of its lines (none in records from before lines had times).
+    pub last_time: Option<std::time::SystemTime>,
 }
 
 /// A signature line of a record, with what it signs (checked against a key by
@@ -188,6 +191,8 @@ struct Replaying {
     commitment: Option<(String, String)>,
     revealed: Option<String>,
     signatures: Vec<Signed>,
+    /// What the lines so far require of the next (times, missed deadlines).
+    order: Order,
 }
 
 impl Replaying {
@@ -209,6 +214,7 @@ impl Replaying {
             commitment: None,
             revealed: None,
             signatures: Vec::new(),
+            order: Order::default(),
         }
     }
 
@@ -231,6 +237,9 @@ impl Replaying {
         // Counted now: any later problem with the line ends the replay with an error.
         self.complete_len += read as u64;
         if let Some(a) = fast_action::parse(head) {
+            self.order
+                .check(a.time, Kind::Action(a.seat))
+                .map_err(|m| RecordError::at(n, m))?;
             if self.result.is_some() {
                 return Err(RecordError::at(n, "a line after the result"));
             }
@@ -248,6 +257,15 @@ impl Replaying {
         }
         // The sealed text parses as the body: the `hash` member is simply ignored.
         let line = parse_line(text).map_err(|e| RecordError::at(n, format!("not a record line: {e}")))?;
+        let kind = match &line {
+            Line::Action(a) => Kind::Action(a.seat),
+            Line::Forfeit(f) => Kind::Forfeit(f.seat, f.reason),
+            Line::Deadline(d) => Kind::Deadline(d),
+            _ => Kind::Other,
+        };
+        self.order
+            .check(line.time(), kind)
+            .map_err(|m| RecordError::at(n, m))?;
         self.apply(n, line)
     }
 
@@ -287,6 +305,14 @@ impl Replaying {
             (Line::Reveal(r), Some(_)) => {
                 self.check_reveal(r).map_err(|m| RecordError::at(n, m))?;
                 self.revealed = Some(r.salt.clone());
+            }
+            (Line::Deadline(d), Some(g)) => {
+                if !matches!(g.turn(), Turn::Act { seat, .. } if seat == d.seat) {
+                    return Err(RecordError::at(
+                        n,
+                        format!("a deadline line for seat {}, which is not to act", d.seat),
+                    ));
+                }
             }
             (Line::Signature(s), Some(_)) => {
                 if !super::is_signature(&s.signature) {
@@ -336,6 +362,13 @@ impl Replaying {
 
     /// The replay, once every line is read: a record needs at least its header.
     fn finish(self) -> Result<Replay, RecordError> {
+        if self.order.unfinished() {
+            let last = self.line_count + 1;
+            return Err(RecordError::at(
+                last,
+                "a missed deadline without the line that carries it out",
+            ));
+        }
         match (self.header, self.game) {
             (Some(header), Some(game)) => Ok(Replay {
                 header,
@@ -350,6 +383,7 @@ impl Replaying {
                 revealed: self.revealed,
                 signatures: self.signatures,
                 clocks: self.timing.into_clocks(),
+                last_time: self.order.last_time(),
             }),
             _ => Err(RecordError::at(1, "empty record: no complete header line")),
         }
@@ -376,7 +410,12 @@ pub fn step(game: &mut dyn Game, line: &Line) -> Option<Played> {
             Some(game.play(a.seat, &a.action).expect("verified record"))
         }
         Line::Forfeit(f) => Some(game.forfeit(f.seat, f.reason)),
-        Line::Header(_) | Line::Result(_) | Line::Commit(_) | Line::Reveal(_) | Line::Signature(_) => None,
+        Line::Header(_)
+        | Line::Result(_)
+        | Line::Commit(_)
+        | Line::Reveal(_)
+        | Line::Signature(_)
+        | Line::Deadline(_) => None,
     }
 }
 
@@ -517,6 +556,7 @@ mod tests {
     fn a_bad_hash_is_told_from_a_missing_one() {
         let line = Line::Commit(CommitLine {
             commitment: "c".into(),
+            time: None,
         });
         let sealed = seal(GENESIS, &line);
         let error = |text: &str| replay(format!("{text}\n").as_bytes()).unwrap_err();

@@ -92,6 +92,10 @@ impl RecordWriter<File> {
     /// Reopens a record to continue it after `replay` read it: a torn last line is cut
     /// off, and the chain goes on from its last complete line.
     pub fn append(path: &Path, replay: &Replay) -> io::Result<RecordWriter<File>> {
+        // The lines to come are written after those there, whatever the clock says.
+        if let Some(t) = replay.last_time {
+            crate::wall_clock::not_before(t);
+        }
         let file = File::options().write(true).open(path)?;
         file.set_len(replay.complete_len)?;
         let mut file = file;
@@ -135,7 +139,10 @@ impl<W: Write> RecordWriter<W> {
     /// over the last line's chain hash.
     pub fn sign(&mut self, key: &SecretKey) -> io::Result<()> {
         let signature = key.sign_record(&self.prev);
-        self.write(&Line::Signature(SignatureLine { signature }))
+        self.write(&Line::Signature(SignatureLine {
+            signature,
+            time: Some(crate::wall_clock::now_rfc3339()),
+        }))
     }
 
     /// The hash of the last line written.

@@ -188,9 +188,6 @@ pub(super) fn hidden_for(config: &MatchConfig) -> std::io::Result<Hidden> {
 
 /// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.
 pub fn default_record_path(game: GameId, seed: u64) -> PathBuf {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = crate::wall_clock::unix_seconds(crate::wall_clock::now());
     Path::new("records").join(format!("{game}-{secs}-{seed}.jsonl"))
 }

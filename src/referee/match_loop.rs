@@ -365,6 +365,7 @@ impl Match<'_> {
             events: played.events,
             think_ms: recorded.map(|t| t.0.as_millis() as u64),
             clock_ms: recorded.map(|t| t.1),
+            time: Some(crate::wall_clock::now_rfc3339()),
         });
         self.write(&line)?;
         self.distribute(played.seat_events);
@@ -412,6 +413,7 @@ impl Match<'_> {
             detail: forfeit.detail.clone(),
             action,
             events: played.events,
+            time: Some(crate::wall_clock::now_rfc3339()),
         }))?;
         self.moves.push(super::Move::Forfeit {
             seat,

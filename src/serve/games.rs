@@ -116,6 +116,7 @@ impl ControlledGame {
             events: played.events.clone(),
             think_ms: None,
             clock_ms: None,
+            time: Some(crate::wall_clock::now_rfc3339()),
         }));
         Ok(self.note(asked, None, played))
     }
@@ -135,6 +136,7 @@ impl ControlledGame {
             detail: "resigned by the controller".into(),
             action: None,
             events: played.events.clone(),
+            time: Some(crate::wall_clock::now_rfc3339()),
         }));
         Ok(self.note(None, Some(seat), played))
     }

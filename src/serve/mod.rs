@@ -263,6 +263,10 @@ impl Controller {
             ControlCommand::Load(path) => {
                 let replay = record::replay_file(Path::new(&path))
                     .map_err(|e| err(ErrorKind::Record, format!("{path}: {e}")))?;
+                // Lines played from here on come after the loaded ones in time too.
+                if let Some(t) = replay.last_time {
+                    crate::wall_clock::not_before(t);
+                }
                 let game = ControlledGame::of_record(replay.header, replay.lines)
                     .map_err(|e| err(ErrorKind::Record, format!("{path}: {e}")))?;
                 let ply = game.game.plies();

@@ -702,6 +702,8 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
         time_control: controls[rng.below(controls.len())].map(str::to_string),
         sandbox: (rng.below(2) == 0).then(|| "bubblewrap 0.8.0".into()),
         start: "2025-01-01T00:00:00Z".into(),
+        deadline: None,
+        time: None,
     };
     // The seats' clocks, charged as the match loop charges them: what verify checks
     // every `clock_ms` against.
@@ -731,6 +733,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                     detail: "out of time".into(),
                     action: None,
                     events,
+                    time: None,
                 })
             }
             0 => {
@@ -741,6 +744,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                     detail: "illegal action".into(),
                     action: Some("zz".into()),
                     events,
+                    time: None,
                 })
             }
             1 => {
@@ -758,6 +762,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                     detail: format!("{reason}"),
                     action: None,
                     events,
+                    time: None,
                 })
             }
             _ => {
@@ -786,6 +791,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                     events: played.events,
                     think_ms: timing.map(|t| t.0),
                     clock_ms: timing.map(|t| t.1),
+                    time: None,
                 })
             }
         };
@@ -797,6 +803,7 @@ pub fn build_record(setup: Setup, seed: u64, lead: usize, plies: usize) -> (Vec<
                 plies: game.plies(),
                 state: game.state(),
                 escaped: None,
+                time: None,
             };
             w.write(&Line::Result(result)).expect("in memory");
             break;
