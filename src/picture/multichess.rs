@@ -256,11 +256,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_hold_at_most_four_areas_and_are_even() {
+    fn rows_hold_two_areas_so_more_seats_make_the_picture_taller_not_smaller() {
         assert_eq!(Layout::new(2).per_row, 2);
-        assert_eq!(Layout::new(4).per_row, 4);
-        assert_eq!(Layout::new(5).per_row, 3);
-        assert_eq!(Layout::new(8).per_row, 4);
+        assert_eq!(Layout::new(3).per_row, 2);
+        assert_eq!(Layout::new(8).per_row, 2);
+        assert_eq!(Layout::new(8).width(), Layout::new(2).width());
+        assert!(Layout::new(8).height() > Layout::new(2).height());
         // Areas of one row do not overlap.
         let layout = Layout::new(3);
         let (a, _) = layout.origin(Area::Private(0));
