@@ -1,6 +1,7 @@
-//! Helpers for the tests of the HTML viewer (`cli_show_html`, `viewer_browser`):
-//! playing a game into a record, running `show`, and reading back the pictures a
-//! page stores (src/picture/frames.rs says how).
+//! Helpers for the tests of `show`'s pictures and the HTML viewer (`cli_show_svg`,
+//! `cli_show_html`, `viewer_browser`): playing a game into a record, running `show`
+//! (and seeing it refuse bad input), and reading back the pictures a page stores
+//! (src/picture/frames.rs says how).
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +34,21 @@ pub fn show(record: &Path, args: &[&str]) -> String {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "show {args:?}: {}", text(&out.stderr));
     text(&out.stdout)
+}
+
+/// `referee show RECORD` with `args`, which must be refused as a usage error: exit 2,
+/// nothing on stdout, one line on stderr.
+pub fn assert_show_refused(record: &Path, args: &[&str]) {
+    let out = referee_in(record.parent().unwrap())
+        .arg("show")
+        .arg(record)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed {}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
 }
 
 /// The book of pictures inside a page: the JSON of its `data` script element.
