@@ -9,8 +9,7 @@ mod cli_support;
 use std::collections::HashSet;
 use std::path::Path;
 
-use cli_support::viewer::{book, pictures, played, show, view_seats};
-use cli_support::*;
+use cli_support::viewer::{assert_show_refused, book, pictures, played, show, view_seats};
 use referee::record::{self, Line};
 use tempfile::TempDir;
 
@@ -214,14 +213,6 @@ fn bad_html_requests_are_one_line_usage_errors_with_nothing_on_stdout() {
         vec!["--format", "html", "--seat", "0"],
         vec!["--format", "htm"],
     ] {
-        let out = referee_in(dir.path())
-            .arg("show")
-            .arg(&rec)
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?}");
-        assert_eq!(text(&out.stderr).trim_end().lines().count(), 1, "{args:?}");
+        assert_show_refused(&rec, &args);
     }
 }

@@ -5,46 +5,11 @@
 
 mod cli_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use cli_support::*;
+use cli_support::viewer::{assert_show_refused, played, show};
 use roxmltree::{Document, Node};
 use tempfile::TempDir;
-
-/// Plays a match of `game` with `options` between built-in agents into
-/// `<dir>/<game>.jsonl` and returns the record's path.
-fn record(dir: &Path, game: &str, options: &[&str], fill: &str, seed: u64) -> PathBuf {
-    let path = dir.join(format!("{game}.jsonl"));
-    let mut cmd = referee_in(dir);
-    cmd.args([
-        "match",
-        "--game",
-        game,
-        "--fill",
-        fill,
-        "--seed",
-        &seed.to_string(),
-        "-q",
-    ]);
-    for o in options {
-        cmd.args(["-o", o]);
-    }
-    let out = cmd.arg("--record").arg(&path).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    path
-}
-
-/// `referee show RECORD` with `args`, which must succeed; its stdout.
-fn show(record: &Path, args: &[&str]) -> String {
-    let out = referee_in(record.parent().unwrap())
-        .arg("show")
-        .arg(record)
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "show {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 /// The SVG of `show --format svg` with `args`, checked to be well-formed XML whose
 /// root is an `svg` with a `viewBox` and no fixed size.
@@ -133,7 +98,7 @@ fn assert_title(body: &str, game: &str, ply: u32, whose: &str) {
 fn telka_and_peg_chow_pictures_count_every_counter_and_draw_the_last_move() {
     let dir = TempDir::new().unwrap();
     for game in ["telka", "pegchow"] {
-        let rec = record(dir.path(), game, &["players=4"], "random", 7);
+        let rec = played(dir.path(), game, &["players=4"], "random", 7);
         for ply in ["0", "9", "40"] {
             let body = svg(&rec, &["--ply", ply]);
             let doc = Document::parse(&body).unwrap();
@@ -158,7 +123,7 @@ fn telka_and_peg_chow_pictures_count_every_counter_and_draw_the_last_move() {
 #[test]
 fn a_telka_capture_is_crossed_out_and_the_path_passes_every_landing_point() {
     let dir = TempDir::new().unwrap();
-    let rec = record(dir.path(), "telka", &[], "random", 3);
+    let rec = played(dir.path(), "telka", &[], "random", 3);
     let all = show(&rec, &[]);
     let ply = ply_with(&all, " capture ");
     let line = all
@@ -181,7 +146,7 @@ fn a_telka_capture_is_crossed_out_and_the_path_passes_every_landing_point() {
 #[test]
 fn idoubtit_seat_pictures_show_question_marks_where_the_omniscient_shows_types() {
     let dir = TempDir::new().unwrap();
-    let rec = record(dir.path(), "idoubtit", &[], "random", 3);
+    let rec = played(dir.path(), "idoubtit", &[], "random", 3);
     for ply in ["32", "40", "60"] {
         let omni = svg(&rec, &["--ply", ply]);
         let omni = Document::parse(&omni).unwrap();
@@ -271,7 +236,7 @@ fn assert_same_but_position(pieces: &[&Node]) {
 #[test]
 fn multichess_pictures_count_pieces_fog_unseen_squares_and_mark_the_eliminated() {
     let dir = TempDir::new().unwrap();
-    let rec = record(dir.path(), "multichess", &["players=3"], "greedy", 3);
+    let rec = played(dir.path(), "multichess", &["players=3"], "greedy", 3);
     let all = show(&rec, &[]);
     let out_ply = ply_with(&all, "eliminate ");
     let gone = all
@@ -338,7 +303,7 @@ fn multichess_pictures_count_pieces_fog_unseen_squares_and_mark_the_eliminated()
 #[test]
 fn bad_input_is_a_one_line_usage_error_with_nothing_on_stdout() {
     let dir = TempDir::new().unwrap();
-    let rec = record(dir.path(), "idoubtit", &["max-plies=60"], "random", 1);
+    let rec = played(dir.path(), "idoubtit", &["max-plies=60"], "random", 1);
     for args in [
         vec!["--format", "svg", "--ply", "100000"],
         vec!["--format", "svg", "--seat", "0"],
@@ -346,23 +311,14 @@ fn bad_input_is_a_one_line_usage_error_with_nothing_on_stdout() {
         vec!["--format", "png"],
         vec!["--format", ""],
     ] {
-        let out = referee_in(dir.path())
-            .arg("show")
-            .arg(&rec)
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?} printed {}", text(&out.stdout));
-        let err = text(&out.stderr);
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert_show_refused(&rec, &args);
     }
 }
 
 #[test]
 fn text_stays_the_default_format() {
     let dir = TempDir::new().unwrap();
-    let rec = record(dir.path(), "pegchow", &[], "random", 2);
+    let rec = played(dir.path(), "pegchow", &[], "random", 2);
     let plain = show(&rec, &["--ply", "5"]);
     assert_eq!(show(&rec, &["--ply", "5", "--format", "text"]), plain);
     assert!(!plain.contains("<svg"));
@@ -395,7 +351,7 @@ fn bench_counts(text: &str) -> (usize, usize) {
 fn shogi_benches_hold_their_pieces_in_slots_and_hide_what_a_seat_may_not_see() {
     let dir = TempDir::new().unwrap();
     // Variant 9: the shogi board with drops, captured types revealed to the captor.
-    let rec = record(dir.path(), "idoubtit", &["variant=9"], "random", 5);
+    let rec = played(dir.path(), "idoubtit", &["variant=9"], "random", 5);
     // A drop from a bench is drawn as the last move, for the seat that made it too.
     let drop = ply_with(&show(&rec, &[]), "[drop ").to_string();
     for seat in [vec![], vec!["--seat", "1"], vec!["--seat", "2"]] {

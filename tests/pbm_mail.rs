@@ -8,7 +8,7 @@ mod cli_support;
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::{referee_in, text};
+use cli_support::{mail_game_args, referee_in, text};
 
 const RECORD: &str = "game.jsonl";
 const ALICE: &str = "alice@example.org";
@@ -30,21 +30,8 @@ fn run(dir: &Path, args: &[&str], stdin: &[u8], fault: Option<&str>) -> Output {
 /// the directory and the passwords.
 fn new_game() -> (tempfile::TempDir, [String; 2]) {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let args = [
-        "pbm",
-        "new",
-        "--game",
-        "telka",
-        "--seat",
-        "alice",
-        "--seat",
-        "bob",
-        "--address",
-        "Alice@Example.org",
-        "--address",
-        BOB,
-        RECORD,
-    ];
+    let mut args = mail_game_args(["Alice@Example.org", BOB]);
+    args.push(RECORD);
     let out = run(dir.path(), &args, b"", None);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let said = text(&out.stdout);

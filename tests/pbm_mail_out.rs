@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::{referee_in, text};
+use cli_support::{mail_game_args, referee_in, text};
 
 const RECORD: &str = "game.jsonl";
 const ALICE: &str = "alice@example.org";
@@ -29,22 +29,8 @@ fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
 
 /// `pbm new` of a two-seat Telka game mailing alice and bob, with `extra` flags.
 fn new_game(dir: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "pbm",
-        "new",
-        "--game",
-        "telka",
-        "--seat",
-        "alice",
-        "--seat",
-        "bob",
-        "--address",
-        ALICE,
-        "--address",
-        BOB,
-        "--from",
-        JUDGE,
-    ];
+    let mut args = mail_game_args([ALICE, BOB]);
+    args.extend(["--from", JUDGE]);
     args.extend(extra);
     args.push(RECORD);
     run(dir, &args, b"")

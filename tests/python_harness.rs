@@ -8,25 +8,32 @@ mod cli_support;
 
 use cli_support::{exe, have_python, python3, text};
 
+/// Runs `examples/harness/<script>` against the binary with `--seed seed` and `extra`
+/// words; it must succeed and end with `ok`. Its stdout.
+fn run_example(script: &str, seed: u64, extra: &[&str]) -> String {
+    let path = format!("{}/examples/harness/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(python3().unwrap())
+        .args([&path, "--referee", exe(), "--seed", &seed.to_string()])
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "seed {seed}: {stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert_eq!(stdout.lines().last(), Some("ok"), "{stdout}");
+    stdout
+}
+
 #[test]
 fn the_python_client_plays_every_game_and_undo_matches_replays() {
     if !have_python() {
         return;
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/harness/random_games.py");
     for seed in [1, 2] {
-        let out = std::process::Command::new(python3().unwrap())
-            .args([script, "--referee", exe(), "--seed", &seed.to_string()])
-            .args(["--plies", "80", "--rounds", "2"])
-            .output()
-            .unwrap();
-        let stdout = text(&out.stdout);
-        assert!(
-            out.status.success(),
-            "seed {seed}: {stdout}\n{}",
-            text(&out.stderr)
-        );
-        assert_eq!(stdout.lines().last(), Some("ok"), "{stdout}");
+        let stdout = run_example("random_games.py", seed, &["--plies", "80", "--rounds", "2"]);
         for game in ["pegchow", "telka", "idoubtit", "multichess"] {
             assert!(
                 stdout.lines().any(|l| l.starts_with(game)),
@@ -46,24 +53,10 @@ fn the_python_client_gets_from_events_what_a_match_sends_each_agent() {
     if !have_python() {
         return;
     }
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/harness/events_match_transcript.py"
-    );
     let mut forced_passes = false;
     // Seed 25's Telka game has forced passes, which a match asks no agent for.
     for seed in [1, 25] {
-        let out = std::process::Command::new(python3().unwrap())
-            .args([script, "--referee", exe(), "--seed", &seed.to_string()])
-            .output()
-            .unwrap();
-        let stdout = text(&out.stdout);
-        assert!(
-            out.status.success(),
-            "seed {seed}: {stdout}\n{}",
-            text(&out.stderr)
-        );
-        assert_eq!(stdout.lines().last(), Some("ok"), "{stdout}");
+        let stdout = run_example("events_match_transcript.py", seed, &[]);
         for game in ["pegchow", "telka", "idoubtit", "multichess"] {
             let line = stdout
                 .lines()

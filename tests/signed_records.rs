@@ -45,6 +45,17 @@ fn keys() -> TempDir {
     dir
 }
 
+/// A match of `game` between random agents, at most `plies` plies, with `extra`
+/// words (`--sign KEY`), recorded in `record` in `dir`; it must succeed.
+fn random_match(dir: &Path, game: &str, plies: u32, extra: &[&str], record: &str) {
+    let max = format!("max-plies={plies}");
+    let mut args = vec!["match", "--game", game, "-o", &max, "--fill", "random"];
+    args.extend_from_slice(extra);
+    args.extend(["--record", record, "-q"]);
+    let out = run(dir, &args);
+    assert!(out.status.success(), "match: {}", text(&out.stderr));
+}
+
 /// `verify --key PUB RECORD` in `dir`.
 fn verify_key(dir: &Path, key: &str, record: &str) -> Output {
     run(dir, &["verify", "--key", key, record])
@@ -82,24 +93,7 @@ fn keygen_writes_a_private_secret_and_never_overwrites() {
 fn a_signed_match_verifies_with_its_key_only() {
     let dir = keys();
     let d = dir.path();
-    let out = run(
-        d,
-        &[
-            "match",
-            "--game",
-            "telka",
-            "-o",
-            "max-plies=12",
-            "--fill",
-            "random",
-            "--sign",
-            "judge.key",
-            "--record",
-            "r.jsonl",
-            "-q",
-        ],
-    );
-    assert!(out.status.success(), "match: {}", text(&out.stderr));
+    random_match(d, "telka", 12, &["--sign", "judge.key"], "r.jsonl");
     let ok = verify_key(d, "judge.pub", "r.jsonl");
     assert!(ok.status.success(), "verify --key: {}", text(&ok.stderr));
     assert!(
@@ -134,24 +128,7 @@ type Edit = fn(&mut Vec<Line>);
 fn a_changed_line_sealed_again_fails_verify_key_but_not_verify() {
     let dir = keys();
     let d = dir.path();
-    let out = run(
-        d,
-        &[
-            "match",
-            "--game",
-            "pegchow",
-            "-o",
-            "max-plies=10",
-            "--fill",
-            "random",
-            "--sign",
-            "judge.key",
-            "--record",
-            "r.jsonl",
-            "-q",
-        ],
-    );
-    assert!(out.status.success(), "match: {}", text(&out.stderr));
+    random_match(d, "pegchow", 10, &["--sign", "judge.key"], "r.jsonl");
     let edits: [(&str, Edit); 3] = [
         ("header", |lines| {
             if let Line::Header(h) = &mut lines[0] {
@@ -197,22 +174,7 @@ fn a_changed_line_sealed_again_fails_verify_key_but_not_verify() {
 fn an_unsigned_record_fails_verify_key_and_passes_verify() {
     let dir = keys();
     let d = dir.path();
-    let out = run(
-        d,
-        &[
-            "match",
-            "--game",
-            "telka",
-            "-o",
-            "max-plies=6",
-            "--fill",
-            "random",
-            "--record",
-            "u.jsonl",
-            "-q",
-        ],
-    );
-    assert!(out.status.success(), "match: {}", text(&out.stderr));
+    random_match(d, "telka", 6, &[], "u.jsonl");
     assert!(run(d, &["verify", "u.jsonl"]).status.success());
     assert_fails(&verify_key(d, "judge.pub", "u.jsonl"), 1, "not signed");
     // A signature line in the middle only: the lines after it are not signed.

@@ -150,34 +150,8 @@ const STYLE: &str = "body { font-family: \"DejaVu Sans\", \"Noto Sans\", Arial, 
 /// The standings as a table, best first, with the columns of the printed table.
 fn standings(summary: &Summary) -> String {
     let two = summary.seats == 2;
-    let head: &[&str] = if two {
-        &[
-            "rank",
-            "name",
-            "games",
-            "wins",
-            "draws",
-            "losses",
-            "points",
-            "score",
-            "elo (95%)",
-            "los",
-            "time",
-            "crash",
-        ]
-    } else {
-        &[
-            "rank",
-            "name",
-            "games",
-            "avg place",
-            "rating (±)",
-            "time",
-            "crash",
-        ]
-    };
     let mut t = String::from("<table id=\"standings\">\n<tr>");
-    for h in head {
+    for h in summary.columns() {
         let _ = write!(t, "<th>{}</th>", escape(h));
     }
     t.push_str("</tr>\n");

@@ -324,15 +324,12 @@ impl Summary {
         t
     }
 
-    /// The title line and the standings, one row per entrant, best first.
-    fn standings_table(&self) -> String {
-        let mut t = String::new();
-        let _ = writeln!(t, "{}: {} of {} games", self.game, self.finished, self.scheduled);
-        let two = self.seats == 2;
-        if two {
-            let _ = writeln!(
-                t,
-                "{:<4} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>16} {:>6} {:>5} {:>5}",
+    /// The names of the standings' columns, as the printed table and the index page
+    /// of `--out` head them: two seats have wins, Elo and the like, more seats an
+    /// average place and a rating.
+    pub fn columns(&self) -> &'static [&'static str] {
+        if self.seats == 2 {
+            &[
                 "rank",
                 "name",
                 "games",
@@ -344,13 +341,38 @@ impl Summary {
                 "elo (95%)",
                 "los",
                 "time",
-                "crash"
+                "crash",
+            ]
+        } else {
+            &[
+                "rank",
+                "name",
+                "games",
+                "avg place",
+                "rating (±)",
+                "time",
+                "crash",
+            ]
+        }
+    }
+
+    /// The title line and the standings, one row per entrant, best first.
+    fn standings_table(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(t, "{}: {} of {} games", self.game, self.finished, self.scheduled);
+        let two = self.seats == 2;
+        let c = self.columns();
+        if two {
+            let _ = writeln!(
+                t,
+                "{:<4} {:<20} {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} {:>16} {:>6} {:>5} {:>5}",
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]
             );
         } else {
             let _ = writeln!(
                 t,
                 "{:<4} {:<20} {:>6} {:>10} {:>16} {:>5} {:>5}",
-                "rank", "name", "games", "avg place", "rating (±)", "time", "crash"
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6]
             );
         }
         for (i, s) in self.standings.iter().enumerate() {

@@ -227,6 +227,26 @@ impl Rng {
     }
 }
 
+/// The words of `pbm new` for a two-seat Telka game between seats `alice` and `bob`,
+/// who take mail at `addresses`; the caller adds any other flags and the record.
+pub fn mail_game_args(addresses: [&str; 2]) -> Vec<&str> {
+    let [alice, bob] = addresses;
+    vec![
+        "pbm",
+        "new",
+        "--game",
+        "telka",
+        "--seat",
+        "alice",
+        "--seat",
+        "bob",
+        "--address",
+        alice,
+        "--address",
+        bob,
+    ]
+}
+
 /// Output as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

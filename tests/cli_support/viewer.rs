@@ -1,8 +1,10 @@
-//! Helpers for the tests of the HTML viewer (`cli_show_html`, `viewer_browser`):
-//! playing a game into a record, running `show`, and reading back the pictures a
-//! page stores (src/picture/frames.rs says how).
+//! Helpers for the tests of `show`'s pictures and the HTML viewer (`cli_show_svg`,
+//! `cli_show_html`, `viewer_browser`): playing a game into a record, running `show`
+//! (and seeing it refuse bad input), and reading back the pictures a page stores
+//! (src/picture/frames.rs says how).
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -23,16 +25,31 @@ pub fn played(dir: &Path, game: &str, options: &[&str], fill: &str, seed: u64) -
     path
 }
 
-/// `referee show RECORD` with `args`, which must succeed; its stdout.
-pub fn show(record: &Path, args: &[&str]) -> String {
-    let out = referee_in(record.parent().unwrap())
+/// `referee show RECORD` with `args`, run in the record's directory.
+fn run_show(record: &Path, args: &[&str]) -> Output {
+    referee_in(record.parent().unwrap())
         .arg("show")
         .arg(record)
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// `referee show RECORD` with `args`, which must succeed; its stdout.
+pub fn show(record: &Path, args: &[&str]) -> String {
+    let out = run_show(record, args);
     assert_eq!(out.status.code(), Some(0), "show {args:?}: {}", text(&out.stderr));
     text(&out.stdout)
+}
+
+/// `referee show RECORD` with `args`, which must be refused as a usage error: exit 2,
+/// nothing on stdout, one line on stderr.
+pub fn assert_show_refused(record: &Path, args: &[&str]) {
+    let out = run_show(record, args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed {}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
 }
 
 /// The book of pictures inside a page: the JSON of its `data` script element.
