@@ -151,6 +151,9 @@ impl Open {
 /// `key`, the record and every message are signed with it, now and on every update.
 /// `mail` is how the game mails its messages (only a game with addresses does).
 /// With a `deadline` rule, each seat has that long to act (see `pbm tick`).
+// Each argument is one of `pbm new`'s independent settings; a struct of them would
+// only be unpacked again here.
+#[allow(clippy::too_many_arguments)]
 pub fn new_game(
     path: &Path,
     game: &str,
