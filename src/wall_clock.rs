@@ -63,8 +63,16 @@ pub fn check_env() -> Result<(), String> {
 
 /// The injected time, if `REFEREE_NOW` is set: the time, or the text that is not one.
 fn injected() -> Option<Result<SystemTime, String>> {
-    let text = std::env::var(NOW_VAR).ok()?;
-    Some(parse_rfc3339(&text).ok_or(text))
+    // Read once: the environment does not change under a running referee, and this
+    // is asked for every record line, where a lookup each time would be timed as the
+    // referee's cost per action.
+    static INJECTED: std::sync::OnceLock<Option<Result<SystemTime, String>>> = std::sync::OnceLock::new();
+    INJECTED
+        .get_or_init(|| {
+            let text = std::env::var(NOW_VAR).ok()?;
+            Some(parse_rfc3339(&text).ok_or(text))
+        })
+        .clone()
 }
 
 /// Seconds since the Unix epoch of `t` (0 before it).
