@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use referee::record::{self, Line, RecordWriter};
 use tempfile::TempDir;
 
-use cli_support::{exe, text, typed_lines, SplitMix64 as Rng, HANG_BOUND};
+use cli_support::{exe, expand_legal, legal_of, text, typed_lines, SplitMix64 as Rng, HANG_BOUND};
 
 /// The record's file name inside each test's directory.
 const RECORD: &str = "game.jsonl";
@@ -41,39 +41,6 @@ fn split_messages(out: &str) -> Vec<(usize, String)> {
     }
     assert!(current.is_none(), "output ends inside a message:\n{out}");
     found
-}
-
-/// The actions of a `legal:` line, whether grouped (`a1[-c3 -c3-a5] e2[e3 e4]`:
-/// each group is a head followed by the tails it takes) or plain.
-fn expand_legal(line: &str) -> Vec<String> {
-    let mut actions = Vec::new();
-    let mut rest = line.trim();
-    while !rest.is_empty() {
-        let word_end = rest.find([' ', '[']).unwrap_or(rest.len());
-        if rest[word_end..].starts_with('[') {
-            let head = &rest[..word_end];
-            let close = word_end + rest[word_end..].find(']').expect("a group is closed");
-            actions.extend(
-                rest[word_end + 1..close]
-                    .split(' ')
-                    .map(|tail| format!("{head}{tail}")),
-            );
-            rest = rest[close + 1..].trim_start();
-        } else {
-            actions.push(rest[..word_end].to_string());
-            rest = rest[word_end..].trim_start();
-        }
-    }
-    actions
-}
-
-/// The legal actions a message offers its seat.
-fn legal_of(message: &str) -> Vec<String> {
-    let line = message
-        .lines()
-        .find_map(|l| l.strip_prefix("legal: "))
-        .unwrap_or_else(|| panic!("no legal: line in a message to the seat to act:\n{message}"));
-    expand_legal(line)
 }
 
 /// One message a seat received, and whether it came from `pbm view` (asked for) or

@@ -8,7 +8,7 @@ mod cli_support;
 use std::path::Path;
 use std::process::Output;
 
-use cli_support::{mail_game_args, referee_in, text};
+use cli_support::{base64_encode, mail_game_args, referee_in, text};
 
 const RECORD: &str = "game.jsonl";
 const ALICE: &str = "alice@example.org";
@@ -161,24 +161,6 @@ fn multipart_base64_and_quoted_printable_bodies_are_read() {
     );
     let bob = std::fs::read_to_string(dir_out.join("seat-2.txt")).expect("seat 2's file");
     assert!(!bob.contains("note:"), "replies go to the sender only:\n{bob}");
-}
-
-/// A small base64 encoder, so the test writes its mail without a crate.
-fn base64_encode(bytes: &[u8]) -> String {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[test]

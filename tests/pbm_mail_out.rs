@@ -7,12 +7,10 @@
 mod cli_support;
 
 use std::collections::HashSet;
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
-use cli_support::{mail_game_args, referee_in, text};
+use cli_support::{mail_game_args, referee_in, text, Smtp};
 
 const RECORD: &str = "game.jsonl";
 const ALICE: &str = "alice@example.org";
@@ -108,63 +106,6 @@ fn actions(dir: &Path) -> usize {
         .expect("the record")
         .matches("\"type\":\"action\"")
         .count()
-}
-
-/// An aiosmtpd server on 127.0.0.1 delivering every mail into a Maildir; killed on drop.
-struct Smtp {
-    child: Child,
-    port: u16,
-    maildir: PathBuf,
-}
-
-impl Smtp {
-    /// Starts one, or says why it cannot.
-    fn start(dir: &Path) -> Result<Smtp, String> {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
-            .port();
-        let maildir = dir.join("smtp-received");
-        let child = Command::new("/usr/bin/python3")
-            .args(["-m", "aiosmtpd", "-n", "-l"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(&maildir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot run /usr/bin/python3 -m aiosmtpd: {e}"))?;
-        let mut server = Smtp { child, port, maildir };
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(format!(
-                    "aiosmtpd exited at once ({status}): is python3-aiosmtpd installed?"
-                ));
-            }
-            if start.elapsed() > Duration::from_secs(20) {
-                return Err("aiosmtpd did not listen within 20 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(server)
-    }
-
-    fn at(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Smtp {
-    fn drop(&mut self) {
-        self.stop();
-    }
 }
 
 /// Checks that every mail went to its own seat only: To and envelope recipient are

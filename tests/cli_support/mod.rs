@@ -10,6 +10,7 @@
 pub mod viewer;
 
 use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command as StdCommand, Stdio};
 use std::sync::mpsc;
@@ -476,5 +477,114 @@ pub fn sandbox_available() -> bool {
             eprintln!("note: skipping a sandbox test: {why} (install bubblewrap)");
             false
         }
+    }
+}
+
+/// The actions of a `legal:` line, whether grouped (`a1[-c3 -c3-a5] e2[e3 e4]`:
+/// each group is a head followed by the tails it takes) or plain.
+pub fn expand_legal(line: &str) -> Vec<String> {
+    let mut actions = Vec::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let word_end = rest.find([' ', '[']).unwrap_or(rest.len());
+        if rest[word_end..].starts_with('[') {
+            let head = &rest[..word_end];
+            let close = word_end + rest[word_end..].find(']').expect("a group is closed");
+            actions.extend(
+                rest[word_end + 1..close]
+                    .split(' ')
+                    .map(|tail| format!("{head}{tail}")),
+            );
+            rest = rest[close + 1..].trim_start();
+        } else {
+            actions.push(rest[..word_end].to_string());
+            rest = rest[word_end..].trim_start();
+        }
+    }
+    actions
+}
+
+/// The legal actions a message offers its seat.
+pub fn legal_of(message: &str) -> Vec<String> {
+    let line = message
+        .lines()
+        .find_map(|l| l.strip_prefix("legal: "))
+        .unwrap_or_else(|| panic!("no legal: line in a message to the seat to act:\n{message}"));
+    expand_legal(line)
+}
+
+/// A small base64 encoder, so the test writes its mail without a crate.
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// An aiosmtpd server on 127.0.0.1 delivering every mail into a Maildir; killed on drop.
+pub struct Smtp {
+    child: Child,
+    pub port: u16,
+    /// Where the server delivers every mail it receives.
+    pub maildir: PathBuf,
+}
+
+impl Smtp {
+    /// Starts one, or says why it cannot.
+    pub fn start(dir: &Path) -> Result<Smtp, String> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let maildir = dir.join("smtp-received");
+        let child = StdCommand::new("/usr/bin/python3")
+            .args(["-m", "aiosmtpd", "-n", "-l"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(&maildir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run /usr/bin/python3 -m aiosmtpd: {e}"))?;
+        let mut server = Smtp { child, port, maildir };
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(format!(
+                    "aiosmtpd exited at once ({status}): is python3-aiosmtpd installed?"
+                ));
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                return Err("aiosmtpd did not listen within 20 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(server)
+    }
+
+    pub fn at(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Smtp {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
