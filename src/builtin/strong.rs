@@ -214,10 +214,10 @@ impl Search<'_> {
             .sum()
     }
 
-    /// How close colour `c` is to its goal (higher is closer). Telka: its three
-    /// nearest counters to the target home (three home win), and each counter it still
-    /// has (fewer than three cannot win); Peg Chow: all of its counters, since every
-    /// point of the target home must be filled.
+    /// How close colour `c` is to its goal (higher is closer), the goal being R-B7's.
+    /// Telka: its three nearest counters to the target home (three home win), and
+    /// each counter it still has (fewer than three cannot win); Peg Chow: all of its
+    /// counters, since every point of the target home must be filled.
     fn colour_worth(&self, pos: &Position, c: Colour) -> i64 {
         let mut costs: Vec<i64> = pos.counters(c).map(|p| point_cost(self.variant, c, p)).collect();
         match self.variant {
