@@ -188,6 +188,14 @@ fn extend_gives_the_same_time_once_then_forfeits() {
     );
     assert_eq!(forfeit_and_result(d).1, "forfeit 1 timeout");
     assert_verifies(&d.join(RECORD));
+    // Every seat was told of the extension and the forfeit, and `show` says so.
+    let seat2 = ok(d, START, &["show", RECORD, "--seat", "2"]);
+    for told in [
+        "seat 1 missed its deadline 2026-03-01T12:30:00Z: extended once, to 2026-03-01T13:00:00Z",
+        "seat 1 missed its deadline 2026-03-01T13:00:00Z: it forfeits",
+    ] {
+        assert!(seat2.contains(told), "{seat2}");
+    }
 }
 
 #[test]
@@ -235,6 +243,15 @@ fn a_reminder_is_sent_once_a_turn_to_the_seat_to_act_only() {
         [(1, "reminder".to_string()), (2, "reminder".to_string())]
     );
     assert_verifies(&d.join(RECORD));
+    // `show` tells each seat of its own reminders only, as `pbm tick` did.
+    let (alice, bob) = (
+        "reminder: seat 1 is to act by 2026-03-04T12:00:00Z",
+        "reminder: seat 2 is to act by",
+    );
+    let all = ok(d, START, &["show", RECORD]);
+    assert!(all.contains(alice) && all.contains(bob), "{all}");
+    let seat1 = ok(d, START, &["show", RECORD, "--seat", "1"]);
+    assert!(seat1.contains(alice) && !seat1.contains(bob), "{seat1}");
 }
 
 #[test]

@@ -68,6 +68,13 @@ fn replayed_lines(
             result = Some(r.clone());
             continue;
         }
+        if let Line::Deadline(d) = line {
+            // A mail game's clock: shown to the seats `pbm tick` told of it.
+            if seat_shown.is_none_or(|seat| d.told_to(seat)) {
+                out.push_str(&format!("      {}\n", d.summary()));
+            }
+            continue;
+        }
         let Some(played) = record::step(game, line) else {
             continue;
         };

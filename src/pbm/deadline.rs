@@ -189,14 +189,15 @@ fn remind(
         return;
     }
     let deadline = format_rfc3339(cur.deadline);
-    notes.push(format!("reminder: seat {} is to act by {deadline}", cur.seat));
-    lines.push(deadline_line(
+    push_deadline(
+        lines,
+        notes,
         cur.seat,
         DeadlineEvent::Reminder,
         deadline,
         None,
         now,
-    ));
+    );
 }
 
 /// Writes a reminder line alone; only the reminded seat is sent a message.
@@ -227,24 +228,21 @@ fn missed(
     let pass = rule.nmr == Nmr::Pass && game.legal_actions().iter().any(|a| a == "pass");
     if rule.nmr == Nmr::Extend && !cur.extended {
         let until = format_rfc3339(cur.deadline + Duration::from_secs(rule.seconds));
-        notes.push(format!(
-            "seat {seat} missed its deadline {missed}: extended once, to {until}"
-        ));
-        lines.push(deadline_line(
+        push_deadline(
+            lines,
+            notes,
             seat,
             DeadlineEvent::Extended,
             missed,
             Some(until),
             now,
-        ));
+        );
     } else if pass {
-        notes.push(format!("seat {seat} missed its deadline {missed}: it passes"));
-        lines.push(deadline_line(seat, DeadlineEvent::Passed, missed, None, now));
+        push_deadline(lines, notes, seat, DeadlineEvent::Passed, missed, None, now);
         lines.push(pass_line(game, seat, now));
     } else {
-        notes.push(format!("seat {seat} missed its deadline {missed}: it forfeits"));
         let detail = format!("missed its deadline {missed}");
-        lines.push(deadline_line(seat, DeadlineEvent::Forfeited, missed, None, now));
+        push_deadline(lines, notes, seat, DeadlineEvent::Forfeited, missed, None, now);
         lines.push(forfeit_line(game, seat, detail, now));
     }
     commit_if_due(game, lines, salt);
@@ -282,21 +280,25 @@ fn forfeit_line(game: &mut dyn Game, seat: Seat, detail: String, now: SystemTime
     })
 }
 
-/// A deadline line written now.
-fn deadline_line(
+/// Appends a deadline line written `now`, and the note that tells the seats of it.
+fn push_deadline(
+    lines: &mut Vec<Line>,
+    notes: &mut Vec<String>,
     seat: Seat,
     event: DeadlineEvent,
     deadline: String,
     until: Option<String>,
     now: SystemTime,
-) -> Line {
-    Line::Deadline(DeadlineLine {
+) {
+    let line = DeadlineLine {
         seat,
         event,
         deadline,
         until,
         time: Some(format_rfc3339(now)),
-    })
+    };
+    notes.push(line.summary());
+    lines.push(Line::Deadline(line));
 }
 
 /// `m` with `notes` after its marker line, as the replies to a mail carry theirs.

@@ -368,3 +368,25 @@ pub struct DeadlineLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
 }
+
+impl DeadlineLine {
+    /// What happened, in the words the judge's note and `show` use.
+    pub fn summary(&self) -> String {
+        let (seat, deadline) = (self.seat, &self.deadline);
+        match self.event {
+            DeadlineEvent::Reminder => format!("reminder: seat {seat} is to act by {deadline}"),
+            DeadlineEvent::Extended => format!(
+                "seat {seat} missed its deadline {deadline}: extended once, to {}",
+                self.until.as_deref().unwrap_or("?")
+            ),
+            DeadlineEvent::Passed => format!("seat {seat} missed its deadline {deadline}: it passes"),
+            DeadlineEvent::Forfeited => format!("seat {seat} missed its deadline {deadline}: it forfeits"),
+        }
+    }
+
+    /// Whether `seat` was told of this event: a reminder goes to its seat alone,
+    /// a missed deadline's outcome to every seat (`pbm tick`).
+    pub fn told_to(&self, seat: Seat) -> bool {
+        self.event != DeadlineEvent::Reminder || self.seat == seat
+    }
+}
