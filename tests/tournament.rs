@@ -18,7 +18,7 @@ use referee::record::{Header, Line};
 use referee::tournament::stats::{Pentanomial, Sprt};
 use serde_json::{json, Value};
 
-use cli_support::{exe, have_python, record_lines, reseal, HANG_BOUND};
+use cli_support::{error_lines, exe, have_python, record_lines, reseal, HANG_BOUND};
 
 /// A file of the crate (fixtures, examples), by absolute path: agents run in a
 /// private working directory.
@@ -580,7 +580,7 @@ fn sigterm_exits_130_and_the_tournament_resumes() {
     assert_eq!(wait_bounded(&mut child), Some(130));
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("referee:")).collect();
+    let errors = error_lines(&stderr);
     assert_eq!(errors.len(), 1, "{stderr}");
     assert!(errors[0].contains("--resume"), "{}", errors[0]);
     resume_and_compare(tmp.path());
@@ -1421,11 +1421,7 @@ fn an_entrant_starts_in_its_dir() {
     ]);
     let without = referee(tmp.path(), &args);
     assert_eq!(without.code, 2, "{}", without.stderr);
-    let errors: Vec<&str> = without
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("referee:"))
-        .collect();
+    let errors = error_lines(&without.stderr);
     assert_eq!(errors.len(), 1, "{}", without.stderr);
     assert!(errors[0].contains("entrant `booked`"), "{}", errors[0]);
 }

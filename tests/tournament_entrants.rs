@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use cli_support::{assert_verifies, exe, record_lines, referee_in};
+use cli_support::{assert_verifies, error_lines, exe, record_lines, referee_in};
 
 /// What a finished run of the binary left.
 struct Run {
@@ -31,7 +31,7 @@ fn referee(dir: &Path, args: &[&str]) -> Run {
 /// The one `referee:` line of a failed run, which must exit 2.
 fn usage_error(run: &Run) -> String {
     assert_eq!(run.code, 2, "exit code; stderr: {}", run.stderr);
-    let lines: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("referee:")).collect();
+    let lines = error_lines(&run.stderr);
     assert_eq!(lines.len(), 1, "one error line expected: {}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
     lines[0].to_string()

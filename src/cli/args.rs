@@ -158,6 +158,21 @@ pub struct AgentArgs {
     allow_network: bool,
 }
 
+/// The warning that the bots run without a sandbox, said at most once: when the
+/// first game is under way, so that a run refused before it starts says only why,
+/// in one line.
+#[derive(Debug)]
+pub struct UnisolatedWarning(Option<String>);
+
+impl UnisolatedWarning {
+    /// Prints the warning on stderr, the first time only.
+    pub fn say(&mut self) {
+        if let Some(warning) = self.0.take() {
+            eprintln!("{warning}");
+        }
+    }
+}
+
 impl AgentArgs {
     /// The time an agent has for each step of the start-up.
     pub fn startup(&self) -> Duration {
@@ -177,14 +192,17 @@ impl AgentArgs {
         }
     }
 
-    /// How agents are isolated under `--sandbox`; with `auto` on a machine without the
-    /// sandbox, one line on stderr says that the bots are not isolated.
-    pub fn isolation(&self) -> Result<Isolation, Failure> {
+    /// How agents are isolated under `--sandbox`, and the warning to give once a
+    /// game is under way when `auto` found no sandbox on this machine.
+    pub fn isolation(&self) -> Result<(Isolation, UnisolatedWarning), Failure> {
         let isolation = crate::agent::detect_sandbox(self.sandbox).map_err(Failure::usage)?;
-        if let (Isolation::NotIsolated(why), SandboxMode::Auto) = (&isolation, self.sandbox) {
-            eprintln!("referee: warning: the bots are not isolated from the referee, its files or each other: {why} (--sandbox none silences this)");
-        }
-        Ok(isolation)
+        let warning = match (&isolation, self.sandbox) {
+            (Isolation::NotIsolated(why), SandboxMode::Auto) => Some(format!(
+                "referee: warning: the bots are not isolated from the referee, its files or each other: {why} (--sandbox none silences this)"
+            )),
+            _ => None,
+        };
+        Ok((isolation, UnisolatedWarning(warning)))
     }
 
     /// Whether sandboxed agents keep the network.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context};
 use clap::Args;
 
-use super::args::{AgentArgs, ClockArgs};
+use super::args::{AgentArgs, ClockArgs, UnisolatedWarning};
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
 use crate::agent::AgentSpec;
 use crate::builtin::Strategy;
@@ -83,7 +83,7 @@ pub struct MatchArgs {
 }
 
 /// Resolves the arguments into a match configuration.
-fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
+fn config(args: &MatchArgs) -> Result<(MatchConfig, UnisolatedWarning), Failure> {
     // When resuming, the record's header says what was being played.
     let header = match &args.resume {
         Some(path) => {
@@ -138,7 +138,8 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         (Some(path), _) | (None, Some(path)) => path.clone(),
         (None, None) => default_record_path(game, seed),
     };
-    Ok(MatchConfig {
+    let (isolation, warning) = args.agent.isolation()?;
+    let config = MatchConfig {
         game,
         options,
         state,
@@ -154,11 +155,12 @@ fn config(args: &MatchArgs) -> Result<MatchConfig, Failure> {
         durability: args.fsync,
         agent_cwd,
         opening: Vec::new(),
-        isolation: args.agent.isolation()?,
+        isolation,
         network: args.agent.network(),
         hidden: Vec::new(),
         sign: args.sign.as_deref().map(super::pbm::secret_key).transpose()?,
-    })
+    };
+    Ok((config, warning))
 }
 
 /// Each seat's agent: the one given with `--agent` (a `builtin:` name becomes the
@@ -246,7 +248,7 @@ fn agent_cwd(args: &MatchArgs) -> Result<AgentCwd, Failure> {
 
 /// Runs `referee match`.
 pub fn run(args: MatchArgs) -> Result<u8, Failure> {
-    let config = config(&args)?;
+    let (config, mut warning) = config(&args)?;
     if !config.resume && config.record.exists() {
         return Err(Failure::usage(anyhow!(
             "record {} already exists; nothing is overwritten",
@@ -270,6 +272,8 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
     }
     let (verbose, quiet) = (args.verbose, args.quiet);
     let mut progress = |p: Progress<'_>| {
+        // The game is under way: the agents started and one of them acted.
+        warning.say();
         let line = match p {
             Progress::Action {
                 ply,
@@ -297,6 +301,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         MatchError::Record { .. } | MatchError::Resume { .. } => Failure::failed(e),
         other => Failure::usage(other),
     })?;
+    warning.say();
     let labels: Vec<String> = report.seats.iter().map(|s| s.label.clone()).collect();
     let mut text = format!(
         "result: {}, after {} plies\n",

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context};
 use clap::Args;
 
-use super::args::{AgentArgs, ClockArgs};
+use super::args::{AgentArgs, ClockArgs, UnisolatedWarning};
 use super::live::Live;
 use super::{print, Failure, EXIT_INTERRUPTED, EXIT_OK};
 use crate::game::{GameId, Options};
@@ -305,12 +305,15 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     let def = definition(&args)?;
     // Check the schedule before creating anything.
     def.schedule().map_err(Failure::usage)?;
-    let opts = run_options(&args, &def)?;
+    let (opts, mut warning) = run_options(&args, &def)?;
     super::match_cmd::watch_interrupt()?;
     let mut live =
         Live::new(&def, args.report_every, std::io::stderr().is_terminal()).map_err(Failure::usage)?;
-    let mut report =
-        |event: tournament::Event<'_>, results: &[tournament::GameResult]| live.event(event, results);
+    let mut report = |event: tournament::Event<'_>, results: &[tournament::GameResult]| {
+        // A game was played: the run is under way.
+        warning.say();
+        live.event(event, results)
+    };
     let outcome = tournament::run(&def, &opts, &mut report);
     // A signal between two games stops the workers without an error: still 130.
     if crate::referee::interrupted() {
@@ -349,7 +352,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
 }
 
 /// How this run is carried out: everything the arguments say beyond the tournament.
-fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Failure> {
+fn run_options(args: &TournamentArgs, def: &Definition) -> Result<(RunOptions, UnisolatedWarning), Failure> {
     let shard = args
         .shard
         .as_deref()
@@ -363,7 +366,8 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Fa
     let exe = std::env::current_exe()
         .context("cannot find the referee executable")
         .map_err(Failure::failed)?;
-    Ok(RunOptions {
+    let (isolation, warning) = args.agent.isolation()?;
+    let opts = RunOptions {
         out,
         concurrency: args.concurrency,
         shard,
@@ -376,13 +380,14 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<RunOptions, Fa
         limits: args.agent.limits(),
         exe: shell_words::quote(&exe.to_string_lossy()).into_owned(),
         durability: Durability::Game,
-        isolation: args.agent.isolation()?,
+        isolation,
         network: args.agent.network(),
         restart: args.restart,
         log_dir: args.log_dir.clone(),
         play_unready: args.play_unready,
         sign: args.sign.as_deref().map(super::pbm::secret_key).transpose()?,
-    })
+    };
+    Ok((opts, warning))
 }
 
 /// Prints the final table (or its JSON) on stdout, and the repeat warning if any;

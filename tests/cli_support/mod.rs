@@ -248,6 +248,15 @@ pub fn mail_game_args(addresses: [&str; 2]) -> Vec<&str> {
     ]
 }
 
+/// The error lines of a run's stderr: those of the referee (`referee: `), but not its
+/// warnings (a run that played games without bubblewrap says so once).
+pub fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("referee:") && !l.starts_with("referee: warning:"))
+        .collect()
+}
+
 /// Output as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
