@@ -1,6 +1,7 @@
 //! Mail out: every message to a seat as an RFC 5322 message built by `lettre` (To the
 //! seat's address, From the judge's, Subject, Date, Message-ID, In-Reply-To and
-//! References when it answers the seat's mail), and how a game sends them, kept in
+//! References when it answers the seat's mail; the text, and the seat's picture
+//! attached), and how a game sends them, kept in
 //! `<record>.mailout` (mode 0600: the addresses as given, the judge's address and the
 //! default delivery). Its own room because it is the one place that decides what goes
 //! out to whom; `smtp` carries the messages.
@@ -269,9 +270,11 @@ fn settings(path: &Path) -> Result<MailOut, PbmError> {
     read(path)?.ok_or_else(|| PbmError::Usage(format!("{}: this game mails no one", path.display())))
 }
 
-/// The RFC 5322 message carrying `m` to its seat. Every header is one the seat may
-/// know: its own address, the judge's, the game and ply, and ids salted with the
-/// game's secret salt (so they tell nothing until the salt is revealed).
+/// The RFC 5322 message carrying `m` to its seat: its text, and its picture as an
+/// `image/svg+xml` attachment. Every header is one the seat may know: its own
+/// address, the judge's, the game and ply, and ids salted with the game's secret salt
+/// (so they tell nothing until the salt is revealed); the picture was drawn from
+/// the seat's view alone ([`super::Picture`]).
 pub(super) fn build(open: &Open, out: &MailOut, m: &Message) -> Result<lettre::Message, PbmError> {
     let to = out
         .to
