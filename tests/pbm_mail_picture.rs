@@ -7,6 +7,7 @@
 
 mod cli_support;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use cli_support::mail::{mailed, show_svg, Mailed};
@@ -18,8 +19,8 @@ const RECORD: &str = "game.jsonl";
 struct Game {
     dir: tempfile::TempDir,
     game: &'static str,
-    /// The mail files read so far, per seat.
-    read: Vec<usize>,
+    /// The mail files read so far (Maildir names do not sort by time).
+    seen: HashSet<PathBuf>,
 }
 
 impl Game {
@@ -28,7 +29,7 @@ impl Game {
         let g = Game {
             dir,
             game,
-            read: vec![0, 0],
+            seen: HashSet::new(),
         };
         let mut args = vec!["pbm", "new", "--game", game];
         for o in options {
@@ -63,14 +64,13 @@ impl Game {
         (1..=2)
             .map(|seat| {
                 let new = self.dir().join(format!("out/s{seat}/new"));
-                let mut files: Vec<PathBuf> = std::fs::read_dir(&new)
+                let fresh: Vec<PathBuf> = std::fs::read_dir(&new)
                     .expect("the seat's Maildir")
                     .map(|e| e.expect("an entry").path())
+                    .filter(|f| self.seen.insert(f.clone()))
                     .collect();
-                files.sort();
-                assert_eq!(files.len(), self.read[seat - 1] + 1, "one mail to seat {seat}");
-                self.read[seat - 1] += 1;
-                let last = files.last().expect("a mail");
+                assert_eq!(fresh.len(), 1, "one mail to seat {seat}");
+                let last = &fresh[0];
                 mailed(&std::fs::read(last).expect("a mail"), self.game, seat)
             })
             .collect()

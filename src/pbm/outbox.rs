@@ -302,6 +302,7 @@ pub(super) fn build(open: &Open, out: &MailOut, m: &Message) -> Result<lettre::M
     }
     let cannot = |e: String| PbmError::Io(format!("cannot build the message to seat {}: {e}", m.seat));
     let text = SinglePart::plain(m.text.clone());
+    // Only a message made while the game mailed no one has none: sent as text alone.
     let Some(picture) = &m.picture else {
         return b.singlepart(text).map_err(|e| cannot(e.to_string()));
     };
