@@ -140,6 +140,16 @@ fn a_seat_that_misses_its_deadline_forfeits_on_time() {
     assert_eq!(forfeit["time"], "2026-03-04T13:00:01Z");
     assert_eq!(reason, "forfeit 2 timeout");
     assert_verifies(&d.join(RECORD));
+    // The deadline line adds no ply: the last ply's picture runs through it to the
+    // forfeit and the result, as the whole record's does (a mail's picture is this).
+    let svg = |extra: &[&str]| {
+        let mut args = vec!["show", RECORD, "--format", "svg", "--seat", "2"];
+        args.extend_from_slice(extra);
+        ok(d, START, &args)
+    };
+    let last = svg(&["--ply", "1"]);
+    assert!(last.contains("result: "), "{last}");
+    assert_eq!(last, svg(&[]));
     // Over: later ticks have nothing to do.
     let after = record(d);
     assert_eq!(ok(d, "2026-04-01T00:00:00Z", &["pbm", "tick", RECORD]), "");

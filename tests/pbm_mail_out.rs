@@ -2,7 +2,8 @@
 //! command that answers), through the real binary: a short game played by mail whose
 //! replies go to a real SMTP server (Debian's `python3-aiosmtpd`, started here on
 //! 127.0.0.1), to outbox Maildirs and to a sendmail-compatible script; every message
-//! read back and checked: To, Subject, In-Reply-To, who got what, and the body.
+//! read back and checked: To, Subject, In-Reply-To, who got what, the body, and the
+//! attached picture (every mail's shape; over SMTP, that it is `show`'s picture).
 
 mod cli_support;
 
@@ -10,6 +11,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use cli_support::mail::{mailed, show_svg};
 use cli_support::{mail_game_args, referee_in, text, Smtp};
 
 const RECORD: &str = "game.jsonl";
@@ -44,6 +46,8 @@ struct Got {
     references: Option<String>,
     message_id: String,
     body: String,
+    /// The attached picture, as decoded.
+    svg: String,
 }
 
 fn parse(file: PathBuf, bytes: &[u8]) -> Got {
@@ -57,9 +61,12 @@ fn parse(file: PathBuf, bytes: &[u8]) -> Got {
     };
     assert_eq!(first(m.from()).as_deref(), Some(JUDGE));
     assert!(m.date().is_some(), "a Date header");
+    let to = first(m.to()).expect("a To address");
+    let seat = if to == ALICE { 1 } else { 2 };
     Got {
         file,
-        to: first(m.to()).expect("a To address"),
+        svg: mailed(bytes, "telka", seat).svg,
+        to,
         rcpt: m.header_raw("X-RcptTo").map(|r| r.trim().to_string()),
         subject: m.subject().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
@@ -179,6 +186,12 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
         view(d, "bob").trim_end(),
         "the body is the view"
     );
+    // The picture survives SMTP byte for byte: what `show` draws for each seat.
+    assert!(
+        alice.svg == show_svg(d, RECORD, 1, 1),
+        "alice's picture is show's"
+    );
+    assert!(bob.svg == show_svg(d, RECORD, 1, 2), "bob's picture is show's");
 
     // Bob answers through a Maildir inbox.
     for sub in ["tmp", "new", "cur"] {
@@ -227,6 +240,10 @@ fn a_game_by_mail_is_answered_over_smtp_to_each_seat_alone() {
     each_to_its_own(&got);
     let (_, bob) = mine(&got, &mut seen);
     assert_eq!(bob.body.trim_end(), view(d, "bob").trim_end());
+    assert!(
+        bob.svg == show_svg(d, RECORD, 3, 2),
+        "a kept mail keeps its picture"
+    );
     assert_eq!((kept("alice").len(), kept("bob").len()), (0, 0));
     let status = text(&run(d, &["pbm", "status", RECORD], b"").stdout);
     assert!(!status.contains("unsent"), "{status}");

@@ -17,6 +17,7 @@ use std::process::Output;
 use serde_json::Value;
 use tempfile::TempDir;
 
+use cli_support::mail::{mailed, show_svg};
 use cli_support::{base64_encode, legal_of, record_lines, referee_in, text, Rng, Smtp};
 
 const RECORD: &str = "game.jsonl";
@@ -42,11 +43,15 @@ enum Sink {
 /// A game by mail in its own directory, with everything each seat received.
 struct Game {
     dir: TempDir,
+    /// The game's id (`telka`), which names every picture.
+    game: String,
     names: Vec<String>,
     addresses: Vec<String>,
     passwords: Vec<String>,
     /// Per seat index, the body of every mail it received, in order.
     received: Vec<Vec<String>>,
+    /// Per seat index, the ply and the attached picture of every mail it received.
+    pictures: Vec<Vec<(u32, String)>>,
     sink: Sink,
     seen: HashSet<PathBuf>,
     /// The clock, in minutes (see [`clock`]), moved on before every command.
@@ -128,10 +133,12 @@ impl Game {
         };
         let mut g = Game {
             dir,
+            game: game.to_string(),
             names: names.iter().map(|n| n.to_string()).collect(),
             addresses: names.iter().map(|n| format!("{n}@example.org")).collect(),
             passwords: Vec::new(),
             received: vec![Vec::new(); names.len()],
+            pictures: vec![Vec::new(); names.len()],
             sink,
             seen: HashSet::new(),
             now: 0,
@@ -219,7 +226,8 @@ impl Game {
             if !self.seen.insert(f.clone()) {
                 continue;
             }
-            let (to, body) = parse(&std::fs::read(&f).expect("a mail"));
+            let bytes = std::fs::read(&f).expect("a mail");
+            let (to, body) = parse(&bytes);
             let seat = self
                 .addresses
                 .iter()
@@ -235,6 +243,10 @@ impl Game {
             );
             assert!(!got[seat], "two mails to seat {} from one command", seat + 1);
             got[seat] = true;
+            // Every reply carries the seat's picture, named for its game, ply and seat.
+            let m = mailed(&bytes, &self.game, seat + 1);
+            assert_eq!(m.body.replace("\r\n", "\n"), body, "the text part is the message");
+            self.pictures[seat].push((m.ply, m.svg));
             self.received[seat].push(body);
         }
         got
@@ -345,6 +357,15 @@ impl Game {
         assert_eq!(&after[..before.len()], &before[..]);
         assert_eq!(after.last().unwrap(), action, "mail {k} recorded its action");
         assert_eq!(self.collect(), vec![true; self.names.len()], "every seat is told");
+        for (s, pictures) in self.pictures.iter().enumerate() {
+            let ply = pictures.last().expect("a picture").0;
+            assert_eq!(
+                ply as usize,
+                after.len(),
+                "seat {}'s picture is at the ply played",
+                s + 1
+            );
+        }
         let reply = self.received[seat].last().unwrap();
         assert!(reply.contains("note: applied: 1 of 1"), "mail {k}:\n{reply}");
     }
@@ -376,6 +397,7 @@ impl Game {
             "extended, not forfeited"
         );
         assert_eq!(self.collect(), vec![true; self.names.len()], "every seat is told");
+        self.assert_pictures_shown();
         let told = self.received[seat].last().unwrap();
         assert!(
             told.contains(&format!("note: seat {} missed its deadline", seat + 1))
@@ -409,8 +431,24 @@ impl Game {
         panic!("the game did not end within 1000 actions");
     }
 
-    /// Every seat's messages pass `audit --key`, and the record `verify --key`.
+    /// Every seat's latest picture is `show --format svg --ply K --seat N` of the
+    /// record now, K its mail's ply: call it while the record is as the mails left it.
+    fn assert_pictures_shown(&self) {
+        for (s, pictures) in self.pictures.iter().enumerate() {
+            let (ply, svg) = pictures.last().expect("a picture");
+            let shown = show_svg(self.dir(), RECORD, *ply, s + 1);
+            assert!(
+                *svg == shown,
+                "seat {}'s picture at ply {ply} is not show's",
+                s + 1
+            );
+        }
+    }
+
+    /// Every seat's messages pass `audit --key`, and the record `verify --key`; the
+    /// last pictures, the result's, are `show`'s.
     fn assert_audits(&mut self) {
+        self.assert_pictures_shown();
         for seat in 0..self.names.len() {
             let name = format!("transcript-{}.txt", seat + 1);
             std::fs::write(self.dir().join(&name), self.received[seat].join("\n")).unwrap();
@@ -463,6 +501,12 @@ fn a_whole_four_seat_telka_game_by_mail_into_outboxes() {
             "seat {} is told the result",
             seat + 1
         );
+        let (_, svg) = g.pictures[seat].last().unwrap();
+        assert!(
+            svg.contains("result: "),
+            "seat {}'s last picture says the result",
+            seat + 1
+        );
     }
     g.assert_audits();
 }
@@ -485,6 +529,7 @@ fn a_whole_idoubtit_game_by_mail_over_smtp() {
     assert!(plies > placed);
     for seat in 0..2 {
         assert!(g.received[seat].last().unwrap().contains("result: "));
+        assert!(g.pictures[seat].last().unwrap().1.contains("result: "));
     }
     g.assert_audits();
 }

@@ -7,9 +7,10 @@ use anyhow::anyhow;
 use clap::{Args, ValueEnum};
 
 use super::{print, Failure, EXIT_OK};
-use crate::game::{Game, Played, Seat};
-use crate::picture::{self, Scene};
-use crate::record::{self, Line, ResultLine};
+use crate::game::Seat;
+use crate::picture;
+use crate::record;
+use crate::record::shown::{ending, players, replayed_lines};
 
 /// What `show` prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -38,91 +39,6 @@ pub struct ShowArgs {
     /// HTML page of every ply's picture.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-/// What replaying the lines up to the ply shown found.
-struct Replayed {
-    /// The result line, if it was reached.
-    result: Option<ResultLine>,
-    /// The events of the last line shown, as the viewer was told them.
-    last_events: Vec<String>,
-}
-
-/// Writes the lines of `replay` up to ply `upto` into `out`, omniscient or as
-/// `seat_shown` saw them, replaying them on `game`; returns the result line if it was
-/// reached and what the last line shown told the viewer.
-fn replayed_lines(
-    replay: &record::Replay,
-    game: &mut dyn Game,
-    seat_shown: Option<Seat>,
-    upto: u32,
-    out: &mut String,
-) -> Replayed {
-    let mut result = None;
-    let mut last_events = Vec::new();
-    for line in &replay.lines {
-        if game.plies() >= upto && !matches!(line, Line::Forfeit(_) | Line::Result(_)) {
-            break;
-        }
-        if let Line::Result(r) = line {
-            result = Some(r.clone());
-            continue;
-        }
-        if let Line::Deadline(d) = line {
-            // A mail game's clock: shown to the seats `pbm tick` told of it.
-            if seat_shown.is_none_or(|seat| d.told_to(seat)) {
-                out.push_str(&format!("      {}\n", d.summary()));
-            }
-            continue;
-        }
-        let Some(played) = record::step(game, line) else {
-            continue;
-        };
-        let (text, told) = told(line, &played, &*game, seat_shown);
-        out.push_str(&text);
-        out.push('\n');
-        last_events = told;
-    }
-    Replayed { result, last_events }
-}
-
-/// The line `show` prints for a record `line` that `played` as it did on `game`,
-/// omniscient or as `seat_shown` was told it, and the events it told that viewer.
-pub(super) fn told(
-    line: &Line,
-    played: &Played,
-    game: &dyn Game,
-    seat_shown: Option<Seat>,
-) -> (String, Vec<String>) {
-    match seat_shown {
-        // A seat saw its own events, not the omniscient ones. A line that told
-        // nobody anything has no per-seat lists at all; verify refuses such lines,
-        // and this reads one as telling the seat nothing rather than panicking.
-        Some(seat) => {
-            let seen: Vec<String> = played
-                .seat_events
-                .get(seat.index())
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .map(|e| e.text().to_string())
-                .collect();
-            (format!("{:>4}. {}", game.plies(), seen.join("; ")), seen)
-        }
-        None => {
-            let heading = match line {
-                Line::Action(a) => match &played.taken {
-                    Some(t) => format!("{:>4}. seat {} {t} (requested {})", a.ply, a.seat, a.action),
-                    None => format!("{:>4}. seat {} {}", a.ply, a.seat, a.action),
-                },
-                Line::Forfeit(f) => format!("      seat {} forfeits: {}", f.seat, f.reason),
-                _ => String::new(),
-            };
-            (
-                format!("{heading}  [{}]", played.events.join("; ")),
-                played.events.clone(),
-            )
-        }
-    }
 }
 
 /// Runs `referee show`.
@@ -160,25 +76,25 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
             replay.game.plies()
         )));
     }
+    if args.format == Format::Svg {
+        let svg = picture::of_record(&replay, args.seat, upto).map_err(|e| Failure::failed(anyhow!(e)))?;
+        print(&svg)?;
+        return Ok(EXIT_OK);
+    }
     let mut out = format!(
         "{} {} — {}\n",
         header.game,
         header.options,
         players(header).join(", ")
     );
-    let Replayed { result, last_events } = replayed_lines(&replay, game.as_mut(), args.seat, upto, &mut out);
-    let ending = ending(game.as_ref(), result.is_some(), replay.result.is_none(), header);
-    if args.format == Format::Svg {
-        let scene = Scene {
-            ply: game.plies(),
-            seat: args.seat,
-            last_events,
-            notes: ending.into_iter().collect(),
-        };
-        let svg = picture::draw(game.as_ref(), &scene).map_err(|e| Failure::failed(anyhow!(e)))?;
-        print(&svg)?;
-        return Ok(EXIT_OK);
-    }
+    let shown = replayed_lines(&replay, game.as_mut(), args.seat, upto);
+    out.push_str(&shown.text);
+    let ending = ending(
+        game.as_ref(),
+        shown.result.is_some(),
+        replay.result.is_none(),
+        header,
+    );
     out.push('\n');
     out.push_str(&game.diagram(args.seat));
     if let Some(seat) = args.seat {
@@ -190,33 +106,4 @@ pub fn run(args: ShowArgs) -> Result<u8, Failure> {
     }
     print(&out)?;
     Ok(EXIT_OK)
-}
-
-/// Who played each seat: `seat 1 Blue (greedy)`.
-pub(super) fn players(header: &record::Header) -> Vec<String> {
-    header
-        .seats
-        .iter()
-        .map(|s| format!("seat {} {} ({})", s.seat, s.label, s.name))
-        .collect()
-}
-
-/// The last line of the text: the result once the shown plies reach it, `unfinished`
-/// for a record without one, otherwise nothing.
-pub(super) fn ending(
-    game: &dyn Game,
-    reached: bool,
-    unfinished: bool,
-    header: &record::Header,
-) -> Option<String> {
-    let labels: Vec<String> = header.seats.iter().map(|s| s.label.clone()).collect();
-    match (reached, game.outcome()) {
-        (true, Some(outcome)) => Some(format!(
-            "result: {}, after {} plies",
-            outcome.describe(game.id(), &labels),
-            game.plies()
-        )),
-        _ if unfinished => Some("unfinished".to_string()),
-        _ => None,
-    }
 }

@@ -7,11 +7,11 @@
 
 use anyhow::anyhow;
 
-use super::show::{ending, players, told};
 use crate::game::{Game, Seat};
 use crate::picture::frames::Book;
 use crate::picture::html::{self, Heading};
 use crate::picture::{self, Scene};
+use crate::record::shown::{ending, players, told};
 use crate::record::{self, Line, Replay};
 
 /// The HTML page of `replay`: as `seat` saw it, or omniscient and as every seat saw
@@ -34,9 +34,9 @@ pub(super) fn page(replay: &Replay, seat: Option<Seat>) -> anyhow::Result<String
     };
     let mut drawn = None;
     for line in &replay.lines {
-        // `show --ply K` stops before the first such line once K plies are played:
-        // the picture of ply K is the game as it stands there.
-        if !matches!(line, Line::Forfeit(_) | Line::Result(_)) && drawn != Some(game.plies()) {
+        // `show --ply K` stops before the first action once K plies are played: the
+        // picture of ply K is the game as it stands there.
+        if matches!(line, Line::Action(_)) && drawn != Some(game.plies()) {
             pages.draw(game.as_ref(), header)?;
             drawn = Some(game.plies());
         }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Message, Open, PbmError};
+use super::{Message, Open, PbmError, Picture};
 use crate::game::{Game, Seat, SeatEvent, Turn};
 use crate::record::{self, salted_digest, Header, Line, Replay, SecretKey};
 
@@ -66,7 +66,22 @@ pub(super) fn message(open: &Open, seat: Seat, since: usize) -> Result<Message, 
         seat,
         text,
         reply_to: None,
+        picture: picture(open, seat)?,
     })
+}
+
+/// The picture for `seat`'s mail, drawn from the same open record as its text (read
+/// once, so both show the same line even while other mails update the record), by
+/// the code `show --format svg --ply K --seat N` runs: it holds only what that seat
+/// was told. `None` for a game that mails no one.
+fn picture(open: &Open, seat: Seat) -> Result<Option<Picture>, PbmError> {
+    if super::outbox::read(&open.path)?.is_none() {
+        return Ok(None);
+    }
+    let ply = open.replay.game.plies();
+    let svg = crate::picture::of_record(&open.replay, Some(seat), ply)
+        .map_err(|e| PbmError::Invalid(format!("{}: seat {seat}: {e}", open.path.display())))?;
+    Ok(Some(Picture { ply, svg }))
 }
 
 /// The text of the message for `seat` at `at`, covering what it was told after

@@ -76,6 +76,19 @@ pub struct Message {
     pub text: String,
     /// The Message-ID of the seat's mail it answers, if any (mail out's In-Reply-To).
     pub reply_to: Option<String>,
+    /// The seat's picture of the game as the message leaves it, attached to its mail;
+    /// `None` in a game that mails no one (the picture would only be thrown away).
+    pub picture: Option<Picture>,
+}
+
+/// The SVG picture a seat's mail carries: `referee show RECORD --format svg --ply K
+/// --seat N` of the record as it stood when the message was made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Picture {
+    /// The ply it shows, K (also the mail's Subject's).
+    pub ply: u32,
+    /// The SVG document.
+    pub svg: String,
 }
 
 /// The open game of a record.

@@ -1,6 +1,7 @@
 //! Mail out: every message to a seat as an RFC 5322 message built by `lettre` (To the
 //! seat's address, From the judge's, Subject, Date, Message-ID, In-Reply-To and
-//! References when it answers the seat's mail), and how a game sends them, kept in
+//! References when it answers the seat's mail; the text, and the seat's picture
+//! attached), and how a game sends them, kept in
 //! `<record>.mailout` (mode 0600: the addresses as given, the judge's address and the
 //! default delivery). Its own room because it is the one place that decides what goes
 //! out to whom; `smtp` carries the messages.
@@ -9,8 +10,8 @@ use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use lettre::message::header::ContentType;
-use lettre::message::Mailbox;
+use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use serde::{Deserialize, Serialize};
 
 use super::store::{io, side, Locked};
@@ -269,9 +270,11 @@ fn settings(path: &Path) -> Result<MailOut, PbmError> {
     read(path)?.ok_or_else(|| PbmError::Usage(format!("{}: this game mails no one", path.display())))
 }
 
-/// The RFC 5322 message carrying `m` to its seat. Every header is one the seat may
-/// know: its own address, the judge's, the game and ply, and ids salted with the
-/// game's secret salt (so they tell nothing until the salt is revealed).
+/// The RFC 5322 message carrying `m` to its seat: its text, and its picture as an
+/// `image/svg+xml` attachment. Every header is one the seat may know: its own
+/// address, the judge's, the game and ply, and ids salted with the game's secret salt
+/// (so they tell nothing until the salt is revealed); the picture was drawn from
+/// the seat's view alone ([`super::Picture`]).
 pub(super) fn build(open: &Open, out: &MailOut, m: &Message) -> Result<lettre::Message, PbmError> {
     let to = out
         .to
@@ -286,24 +289,45 @@ pub(super) fn build(open: &Open, out: &MailOut, m: &Message) -> Result<lettre::M
     let data = format!("{}\n{}\n{}", m.seat, m.reply_to.as_deref().unwrap_or(""), m.text);
     let digest = salted_digest(open.salt()?, "message-id", &data);
     let id = format!("<{}.seat{}@{domain}>", &digest[..32], m.seat);
+    let ply = m.picture.as_ref().map_or(open.replay.game.plies(), |p| p.ply);
     let mut b = lettre::Message::builder()
         .from(from)
         .to(mailbox("--address", to)?)
-        .subject(subject(open, m.seat))
+        .subject(subject(open, m.seat, ply))
         .date_now()
-        .message_id(Some(id))
-        .header(ContentType::TEXT_PLAIN);
+        .message_id(Some(id));
     if let Some(r) = &m.reply_to {
         let r = format!("<{}>", r.trim_matches(['<', '>']));
         b = b.in_reply_to(r.clone()).references(r);
     }
-    b.body(m.text.clone())
-        .map_err(|e| PbmError::Io(format!("cannot build the message to seat {}: {e}", m.seat)))
+    let cannot = |e: String| PbmError::Io(format!("cannot build the message to seat {}: {e}", m.seat));
+    let text = SinglePart::plain(m.text.clone());
+    // Only a message made while the game mailed no one has none: sent as text alone.
+    let Some(picture) = &m.picture else {
+        return b.singlepart(text).map_err(|e| cannot(e.to_string()));
+    };
+    // An attachment, not a picture linked from an HTML part: mail programs that block
+    // remote content still show attachments, and the text part stays the message
+    // for plain-text readers (and for `audit`). `mixed`, as nothing refers to it.
+    let svg = ContentType::parse("image/svg+xml").map_err(|e| cannot(e.to_string()))?;
+    let name = format!(
+        "{}-ply{}-seat{}.svg",
+        open.replay.header.game, picture.ply, m.seat
+    );
+    // As bytes in base64, so it arrives byte for byte what `show` prints: given a
+    // string, lettre turns its line ends into CRLF.
+    let bytes = picture.svg.clone().into_bytes();
+    let body = Body::new_with_encoding(bytes, ContentTransferEncoding::Base64)
+        .map_err(|_| cannot("the picture cannot be encoded".into()))?;
+    let parts = MultiPart::mixed()
+        .singlepart(text)
+        .singlepart(Attachment::new(name).body(body, svg));
+    b.multipart(parts).map_err(|e| cannot(e.to_string()))
 }
 
 /// `referee: telka game, seat 2 (bob), ply 3`: the game, the record's name, the seat
-/// and how many actions were played, all public.
-fn subject(open: &Open, seat: Seat) -> String {
+/// and how many actions were played (`ply`, the message's), all public.
+fn subject(open: &Open, seat: Seat, ply: u32) -> String {
     let name = open
         .path
         .file_stem()
@@ -314,6 +338,6 @@ fn subject(open: &Open, seat: Seat) -> String {
         open.replay.header.game,
         crate::text::printable(&name),
         open.names()[seat.index()],
-        open.replay.game.plies()
+        ply
     )
 }

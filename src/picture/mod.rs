@@ -18,6 +18,7 @@ mod parker;
 pub mod svg;
 
 use crate::game::{Game, GameId, Seat};
+use crate::record::{self, shown, Replay};
 use svg::{palette, Anchor, Svg};
 
 /// Height of the title band across the top, in user units.
@@ -85,6 +86,29 @@ pub fn draw(game: &dyn Game, scene: &Scene) -> Result<String, PictureError> {
         + 32.0;
     let height = TOP + drawn.height + lines.len() as f64 * LINE + 8.0;
     Ok(svg.finish(drawn.width.max(text_width), height, &title))
+}
+
+/// The picture `referee show --format svg [--ply K] [--seat N]` prints of `replay`:
+/// the game after ply `upto` (all of it when the record is shorter), omniscient or as
+/// `seat` saw it. The one way to draw a record, so a mail game's attached picture is
+/// that command's output byte for byte.
+pub fn of_record(replay: &Replay, seat: Option<Seat>, upto: u32) -> Result<String, PictureError> {
+    let header = &replay.header;
+    let mut game = record::start_game(header).map_err(|e| PictureError(e.to_string()))?;
+    let shown = shown::replayed_lines(replay, game.as_mut(), seat, upto);
+    let ending = shown::ending(
+        game.as_ref(),
+        shown.result.is_some(),
+        replay.result.is_none(),
+        header,
+    );
+    let scene = Scene {
+        ply: game.plies(),
+        seat,
+        last_events: shown.last_events,
+        notes: ending.into_iter().collect(),
+    };
+    draw(game.as_ref(), &scene)
 }
 
 /// `Telka · ply 12 · seat 2's view (Red)`: the game, the ply and whose view it is.

@@ -13,7 +13,8 @@
 //! with the judge's key, `replay` reads
 //! and re-checks a record, with `fast_action` (action lines without serde),
 //! `timing` (think times and clocks) and `order` (times that never go backwards,
-//! missed deadlines carried out) as its helpers.
+//! missed deadlines carried out) as its helpers; `shown` is what a record shows a
+//! viewer up to a ply (`show`, its pictures, a mail game's attached picture).
 
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +24,7 @@ mod chain;
 mod fast_action;
 mod order;
 mod replay;
+pub mod shown;
 mod sign;
 mod timing;
 mod writer;

@@ -7,6 +7,7 @@
 //! Each test file uses only some of them.
 #![allow(dead_code)]
 
+pub mod mail;
 pub mod viewer;
 
 use std::io::{BufRead, BufReader, Write};
