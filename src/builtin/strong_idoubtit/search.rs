@@ -29,6 +29,12 @@ const REPLY: f64 = 0.7;
 /// How much the best capture we threaten counts: the opponent may move away.
 const THREAT: f64 = 0.3;
 
+/// The least chance that an opponent able to take our king does so.
+const FIND: f64 = 0.3;
+
+/// What each open line to our king costs: the opponent's next capture may come down it.
+const SHELTER: f64 = 1.5;
+
 /// Drawn positions per decision, at least and at most.
 const SAMPLES: (u64, u64) = (2, 48);
 
@@ -65,7 +71,7 @@ impl<'a> Search<'a> {
         };
         let (actor, action) = (pending.actor, pending.action);
         let draws = (self.budget.nodes / 40).clamp(8, 64);
-        let (mut incorrect, mut taken, mut danger, mut n) = (0.0, 0.0, 0.0, 0.0);
+        let (mut incorrect, mut taken, mut risk, mut n) = (0.0, 0.0, 0.0, 0.0);
         for _ in 0..draws {
             let Some(before) = belief.sample_before(self.pos, rng) else {
                 return false;
@@ -80,7 +86,7 @@ impl<'a> Search<'a> {
                 .map_or(0.0, |p| worth(before.board(), &p));
             let mut after = before.clone();
             after.apply_declared(actor, &action);
-            danger += best_capture(&after, actor);
+            risk += danger(&after, actor.opponent());
             n += 1.0;
             if self.spent() {
                 break;
@@ -97,7 +103,7 @@ impl<'a> Search<'a> {
         } else {
             drawn / (drawn + (1.0 - drawn) * odds)
         };
-        q * (taken / n + TEMPO) > (1.0 - q) * (TEMPO + REPLY * danger / n)
+        q * (taken / n + TEMPO) > (1.0 - q) * (TEMPO + risk / n)
     }
 
     /// The best action for `me` and whether it is a bluff (correct in fewer than
@@ -149,7 +155,7 @@ impl<'a> Search<'a> {
                 belief.sample(view, rng)
             };
             let s = playable(&s);
-            let now = best_capture(&s, self.me.opponent());
+            let now = danger(&s, self.me);
             for (i, a) in candidates.iter().enumerate() {
                 let (value, ok) = self.score(&s, a, now, rates);
                 totals[i] += value;
@@ -177,7 +183,7 @@ impl<'a> Search<'a> {
         let (me, board) = (self.me, s.board());
         let ok = s.correct(me, action).is_ok();
         let victim = s.captured_square(me, action).and_then(|sq| s.at(sq));
-        let undone = -TEMPO - REPLY * now;
+        let undone = -TEMPO - now;
         if victim.is_some_and(|v| v.kind == Kind::King) {
             // R-D7: a king capture is doubted by anyone who can; only a correct one wins.
             return (if ok { WIN } else { undone }, ok);
@@ -205,9 +211,9 @@ impl<'a> Search<'a> {
                 0.05 * f64::from(ahead)
             };
         }
-        let reply = best_capture(&after, me.opponent());
+        let reply = danger(&after, me);
         let threat = best_capture(&after, me);
-        let stands = gain + THREAT * threat - REPLY * reply;
+        let stands = gain + THREAT * threat - reply - SHELTER * (exposure(&after, me) - exposure(s, me));
         let value = if ok {
             (1.0 - doubt_honest) * stands + doubt_honest * (stands + TEMPO)
         } else {
@@ -228,13 +234,76 @@ fn playable(pos: &Position) -> Position {
 /// The most valuable piece `side` could take by a correct move in `pos` (drawn
 /// types, so "correct" is known), as if `side` were to act.
 fn best_capture(pos: &Position, side: Side) -> f64 {
+    captures(pos, side).0
+}
+
+/// What `side`'s opponent may take from `side` next in `pos`, counted against a
+/// position: its best correct capture, discounted ([`REPLY`]), or, when it could
+/// take the king, a share of a lost game: all of it if that is its only capture,
+/// else as if it picked among its captures at random (it may not see which piece is
+/// the king), never less than [`FIND`].
+fn danger(pos: &Position, side: Side) -> f64 {
+    let (best, king, n) = captures(pos, side.opponent());
+    if king {
+        WIN * (1.0 / n as f64).max(FIND)
+    } else {
+        REPLY * best
+    }
+}
+
+/// The best correct capture of `side` in `pos` by worth, whether one takes a king,
+/// and how many captures there are.
+fn captures(pos: &Position, side: Side) -> (f64, bool, usize) {
     let mut p = playable(pos);
     p.to_act = side;
-    p.correct_actions()
+    let victims: Vec<Piece> = p
+        .correct_actions()
         .iter()
         .filter_map(|a| p.captured_square(side, a).and_then(|sq| p.at(sq)))
-        .map(|v| worth(p.board(), &v))
-        .fold(0.0, f64::max)
+        .collect();
+    let best = victims.iter().map(|v| worth(p.board(), v)).fold(0.0, f64::max);
+    (best, victims.iter().any(|v| v.kind == Kind::King), victims.len())
+}
+
+/// How open `side`'s king stands in `pos`: each line from it that meets an enemy
+/// piece first counts one, each that runs empty to the edge a third, each enemy
+/// piece a knight's leap away one. Greedy captures in a crowd find a king behind
+/// nothing; a bluff that moves its shield away pays for it here.
+fn exposure(pos: &Position, side: Side) -> f64 {
+    let board = pos.board();
+    let Some(king) = board.all_squares().find(|&sq| {
+        pos.at(sq)
+            .is_some_and(|p| p.owner == side && p.kind == Kind::King)
+    }) else {
+        return 0.0;
+    };
+    let mut open = 0.0;
+    for (df, dr) in crate::game::geometry::QUEEN {
+        let mut sq = king;
+        loop {
+            let Some(next) = sq.offset(df, dr, board) else {
+                open += 1.0 / 3.0;
+                break;
+            };
+            sq = next;
+            if let Some(p) = pos.at(sq) {
+                if p.owner != side {
+                    open += 1.0;
+                }
+                break;
+            }
+        }
+    }
+    for (df, dr) in crate::game::geometry::KNIGHT {
+        if king
+            .offset(df, dr, board)
+            .and_then(|sq| pos.at(sq))
+            .is_some_and(|p| p.owner != side)
+        {
+            open += 1.0;
+        }
+    }
+    open
 }
 
 /// A piece's worth in pawns (the king's as a target, [`KING`]).
