@@ -306,18 +306,14 @@ impl Belief {
     }
 
     /// Multiplies the mover's weights by `factor(could this type have made it)` for
-    /// plain moves (a promotion or a drop's fault may hang on more than the type),
-    /// and returns the new weights.
+    /// moves, promotions included (R-D5: a move's correctness hangs on the mover's
+    /// type alone; an en-passant claim's or a drop's on other pieces too), and
+    /// returns the new weights.
     fn narrow(&mut self, variant: Variant, p: &Pending, factor: impl Fn(bool) -> f64) -> Vec<f64> {
         let board = variant.board;
         let Some(id) = p.mover else { return Vec::new() };
         let before = p.pieces[id].weights.clone();
-        let Action::Move {
-            from,
-            promotion: Promotion::None,
-            ..
-        } = p.action
-        else {
+        let Action::Move { from, .. } = p.action else {
             return self.pieces[id].weights.clone();
         };
         let mut pos = Position::new(variant);
