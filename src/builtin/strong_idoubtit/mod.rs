@@ -109,7 +109,8 @@ pub(super) fn choose(
 /// A placement (R-D3). Its own pieces: the king on the back row, where most pieces
 /// shield it, pawns in front. The opponent's pieces (`s` = 1, whose types we see
 /// and it does not): its king first, on its front row near the centre where our
-/// pieces reach it, its pawns behind, out of the way.
+/// pieces reach it, its pawns beside it, so that its long-range pieces start behind
+/// them and cannot reach our camp at once.
 fn place(pos: &Position, me: Side, rng: &mut Rng) -> Option<Action> {
     let owner = pos.variant.placed_for(me);
     let board = pos.board();
@@ -126,8 +127,8 @@ fn place(pos: &Position, me: Side, rng: &mut Rng) -> Option<Action> {
             (true, Kind::Pawn) => 10 * rank,
             (true, _) => 10 * (front - rank),
             (false, Kind::King) => 100 + 10 * rank - centre(to.file),
-            (false, Kind::Pawn) => 10 * (front - rank),
-            (false, _) => 10 * rank,
+            (false, Kind::Pawn) => 10 * rank,
+            (false, _) => 10 * (front - rank),
         }
     };
     let all = pos.well_formed_actions();
