@@ -76,6 +76,17 @@ impl<'a> Search<'a> {
             let Some(before) = belief.sample_before(self.pos, rng) else {
                 return false;
             };
+            // A followed board that cannot have allowed the action: no doubt from it.
+            let possible = match action {
+                Action::Move { from, .. } | Action::EnPassant { from, .. } => {
+                    before.at(from).is_some_and(|p| p.owner == actor)
+                }
+                Action::Drop { slot, .. } => (1..=before.benches[actor].len()).contains(&usize::from(slot)),
+                _ => false,
+            };
+            if !possible {
+                return false;
+            }
             self.nodes += 1;
             if before.correct(actor, &action).is_err() {
                 incorrect += 1.0;
