@@ -1,6 +1,7 @@
 //! `referee agent strong` through the real binary: it beats `greedy` in the Parker
-//! games, plays the same game again from the same seed and node budget, and is
-//! refused where it does not play (I-Doubt-It, Multi-player TelnChes).
+//! games, plays every I-Doubt-It variant to its end and beats `random` there, plays
+//! the same game again from the same seed and node budget, and is refused where it
+//! does not play (Multi-player TelnChes).
 
 mod cli_support;
 
@@ -107,7 +108,9 @@ fn a_seed_and_a_node_budget_give_the_same_game() {
 #[test]
 fn strong_is_refused_where_it_does_not_play() {
     let dir = TempDir::new().unwrap();
-    for game in ["idoubtit", "multichess"] {
+    // The games it does not play: a list, so that it shrinks as the agent grows.
+    let refused: &[&str] = &["multichess"];
+    for &game in refused {
         let out = referee_in(dir.path())
             .args([
                 "match",
@@ -123,7 +126,7 @@ fn strong_is_refused_where_it_does_not_play() {
         assert_eq!(out.status.code(), Some(2), "{game}");
         let err = text(&out.stderr);
         assert!(
-            err.contains("builtin:strong plays Peg Chow and Telka only"),
+            err.contains("builtin:strong plays Peg Chow, Telka and I-Doubt-It only"),
             "{err}"
         );
         assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -143,4 +146,111 @@ fn strong_is_refused_where_it_does_not_play() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The strong agent of I-Doubt-It with a budget small enough for a debug build.
+fn strong_idt(seed: u64) -> String {
+    format!("{} agent strong --seed {seed} --nodes 150", quoted_exe())
+}
+
+/// Plays one I-Doubt-It match of `variant` between `first` and `second` (seat 1,
+/// seat 2) with `max-plies`, a fixed and ample time per decision (the node budget
+/// decides, never the clock), and returns the record's lines.
+fn idt_match(
+    dir: &std::path::Path,
+    variant: u32,
+    plies: u32,
+    first: &str,
+    second: &str,
+    name: &str,
+) -> Vec<serde_json::Value> {
+    let out = referee_in(dir)
+        .args(["match", "--game", "idoubtit", "--sandbox", "none", "--seed", "5"])
+        .args([
+            "-o",
+            &format!("variant={variant}"),
+            "-o",
+            &format!("max-plies={plies}"),
+        ])
+        .args([
+            "--st", "60", "--record", name, "--agent", first, "--agent", second,
+        ])
+        .timeout(HANG_BOUND)
+        .output()
+        .expect("run referee match");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "variant {variant}: {}",
+        text(&out.stderr)
+    );
+    record_lines(&dir.join(name))
+}
+
+/// The reason the record's result gives.
+fn reason(lines: &[serde_json::Value]) -> String {
+    let result = lines.last().expect("a result line");
+    result["reason"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn strong_plays_every_idoubtit_variant_to_its_end() {
+    let dir = TempDir::new().unwrap();
+    for variant in 0..16 {
+        let name = format!("v{variant}.jsonl");
+        let (first, second) = if variant % 2 == 0 {
+            (strong_idt(variant.into()), builtin_command("greedy", 1))
+        } else {
+            (builtin_command("random", 1), strong_idt(variant.into()))
+        };
+        let lines = idt_match(dir.path(), variant, 16, &first, &second, &name);
+        let why = reason(&lines);
+        assert!(why == "win" || why == "max-plies", "variant {variant}: {why}");
+        assert!(
+            actions(&lines).len() >= 32,
+            "variant {variant}: placed and played"
+        );
+    }
+}
+
+#[test]
+fn a_seed_and_a_node_budget_give_the_same_idoubtit_game() {
+    let dir = TempDir::new().unwrap();
+    // Shogi with drops (d = 1) and swapped placement (s = 1): the belief is busiest.
+    let play = |name: &str| {
+        actions(&idt_match(
+            dir.path(),
+            13,
+            24,
+            &strong_idt(3),
+            &strong_idt(4),
+            name,
+        ))
+    };
+    let first = play("a.jsonl");
+    assert!(first.len() >= 40, "{first:?}");
+    assert_eq!(first, play("b.jsonl"));
+}
+
+#[test]
+fn strong_beats_random_in_seeded_idoubtit_games() {
+    // Seeded and bounded by nodes, not the clock: the same games every run.
+    let dir = TempDir::new().unwrap();
+    for (variant, seat) in [(0, 1), (8, 2), (5, 1)] {
+        let name = format!("r{variant}.jsonl");
+        let random = builtin_command("random", 2);
+        let (first, second) = if seat == 1 {
+            (strong_idt(1), random)
+        } else {
+            (random, strong_idt(1))
+        };
+        let lines = idt_match(dir.path(), variant, 200, &first, &second, &name);
+        let places = cli_support::places(&lines);
+        assert_eq!(
+            places[seat - 1],
+            1,
+            "variant {variant}: strong in seat {seat}, places {places:?}"
+        );
+        assert_eq!(reason(&lines), "win", "variant {variant}");
+    }
 }

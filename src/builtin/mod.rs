@@ -7,6 +7,7 @@ mod idoubtit;
 mod multichess;
 mod parker;
 mod strong;
+mod strong_idoubtit;
 
 pub use strong::DEFAULT_NODES;
 
@@ -26,7 +27,7 @@ pub enum Strategy {
     Random,
     /// One-ply heuristic: best immediate gain, ties broken at random.
     Greedy,
-    /// Alpha-beta search within a node budget (Peg Chow and Telka).
+    /// Search within a node budget (Peg Chow, Telka, I-Doubt-It).
     Strong,
 }
 
@@ -62,10 +63,10 @@ impl Strategy {
         format!("{exe} agent {} --seed {seed}", self.name())
     }
 
-    /// Whether this strategy plays `game`: `strong` searches the Parker games only,
-    /// and the referee refuses to seat it in the others.
+    /// Whether this strategy plays `game`: `strong` plays the Parker games and
+    /// I-Doubt-It, and the referee refuses to seat it in the others.
     pub fn plays(self, game: GameId) -> bool {
-        self != Strategy::Strong || matches!(game, GameId::PegChow | GameId::Telka)
+        self != Strategy::Strong || matches!(game, GameId::PegChow | GameId::Telka | GameId::IDoubtIt)
     }
 
     /// Checks that this strategy plays `game`, with the error to show otherwise.
@@ -74,7 +75,7 @@ impl Strategy {
             return Ok(());
         }
         Err(format!(
-            "builtin:{} plays Peg Chow and Telka only, not {game}: seat builtin:greedy or builtin:random there",
+            "builtin:{} plays Peg Chow, Telka and I-Doubt-It only, not {game}: seat builtin:greedy or builtin:random there",
             self.name()
         ))
     }
@@ -116,6 +117,7 @@ pub fn run(
 ) -> io::Result<()> {
     let mut rng = Rng::new(seed);
     let mut memory = multichess::Memory::default();
+    let mut doubting = strong_idoubtit::Memory::default();
     let mut playing = 0;
     converse(
         strategy.name(),
@@ -128,11 +130,20 @@ pub fn run(
                 playing = assignment.number;
                 rng = Rng::new(seed);
                 memory = multichess::Memory::default();
+                doubting = strong_idoubtit::Memory::default();
             }
             // Half of what the referee allows, so that the answer is in well before.
             let deadline = budget_ms.map(|ms| Instant::now() + Duration::from_millis(ms / 2));
             let budget = strong::Budget { nodes, deadline };
-            choose(strategy, assignment, view, events, budget, &mut memory, &mut rng)
+            choose(
+                strategy,
+                assignment,
+                view,
+                events,
+                budget,
+                (&mut memory, &mut doubting),
+                &mut rng,
+            )
         },
     )
 }
@@ -295,12 +306,15 @@ fn choose(
     view: &str,
     events: &[String],
     budget: strong::Budget,
-    memory: &mut multichess::Memory,
+    (memory, doubting): (&mut multichess::Memory, &mut strong_idoubtit::Memory),
     rng: &mut Rng,
 ) -> Option<String> {
     match assignment.game {
         GameId::IDoubtIt => {
             let (variant, _) = crate::game::idoubtit::parse_options(&assignment.options).ok()?;
+            if strategy == Strategy::Strong {
+                return strong_idoubtit::choose(variant, view, events, budget, doubting, rng);
+            }
             return idoubtit::choose(strategy.hidden_play()?, variant, view, events, rng);
         }
         GameId::MultiChess => {
