@@ -7,6 +7,7 @@ mod idoubtit;
 mod multichess;
 mod parker;
 mod strong;
+mod strong_multichess;
 
 pub use strong::DEFAULT_NODES;
 
@@ -62,10 +63,10 @@ impl Strategy {
         format!("{exe} agent {} --seed {seed}", self.name())
     }
 
-    /// Whether this strategy plays `game`: `strong` searches the Parker games only,
-    /// and the referee refuses to seat it in the others.
+    /// Whether this strategy plays `game`: `strong` plays the Parker games and
+    /// Multi-player TelnChes, and the referee refuses to seat it in the others.
     pub fn plays(self, game: GameId) -> bool {
-        self != Strategy::Strong || matches!(game, GameId::PegChow | GameId::Telka)
+        self != Strategy::Strong || matches!(game, GameId::PegChow | GameId::Telka | GameId::MultiChess)
     }
 
     /// Checks that this strategy plays `game`, with the error to show otherwise.
@@ -74,7 +75,7 @@ impl Strategy {
             return Ok(());
         }
         Err(format!(
-            "builtin:{} plays Peg Chow and Telka only, not {game}: seat builtin:greedy or builtin:random there",
+            "builtin:{} plays Peg Chow, Telka and Multi-player TelnChes only, not {game}: seat builtin:greedy or builtin:random there",
             self.name()
         ))
     }
@@ -305,6 +306,9 @@ fn choose(
         }
         GameId::MultiChess => {
             let seats = assignment.options.int("players", 2, 2..=8).ok()? as usize;
+            if strategy == Strategy::Strong {
+                return strong_multichess::choose(seats, view, &mut memory.belief, budget, rng);
+            }
             return multichess::choose(strategy.hidden_play()?, seats, view, memory, rng);
         }
         GameId::PegChow | GameId::Telka => {}
