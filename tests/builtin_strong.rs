@@ -1,10 +1,11 @@
 //! `referee agent strong` through the real binary: it beats `greedy` in the Parker
-//! games, plays the same game again from the same seed and node budget, and is
-//! refused where it does not play (I-Doubt-It, Multi-player TelnChes).
+//! games and `random` in Multi-player TelnChes, plays every multichess table size to
+//! the end, plays the same game again from the same seed and node budget, and is
+//! refused where it does not play (I-Doubt-It).
 
 mod cli_support;
 
-use cli_support::{actions, builtin_command, quoted_exe, record_lines, referee_in, text, HANG_BOUND};
+use cli_support::{actions, builtin_command, kind, places, quoted_exe, record_lines, referee_in, text, HANG_BOUND};
 use tempfile::TempDir;
 
 /// The strong agent with a small node budget, so that a debug build answers fast.
@@ -107,7 +108,7 @@ fn a_seed_and_a_node_budget_give_the_same_game() {
 #[test]
 fn strong_is_refused_where_it_does_not_play() {
     let dir = TempDir::new().unwrap();
-    for game in ["idoubtit", "multichess"] {
+    for game in ["idoubtit"] {
         let out = referee_in(dir.path())
             .args([
                 "match",
@@ -123,7 +124,7 @@ fn strong_is_refused_where_it_does_not_play() {
         assert_eq!(out.status.code(), Some(2), "{game}");
         let err = text(&out.stderr);
         assert!(
-            err.contains("builtin:strong plays Peg Chow and Telka only"),
+            err.contains("builtin:strong plays Peg Chow, Telka and Multi-player TelnChes only"),
             "{err}"
         );
         assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -143,4 +144,55 @@ fn strong_is_refused_where_it_does_not_play() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Plays one multichess match of `players` seats, the strong agent (seed `seed`) in
+/// seat 1 and `other` agents (seeds 1, 2, …) in the rest, and returns the record.
+fn multichess_match(dir: &TempDir, players: usize, max_plies: u32, seed: u64, other: &str, name: &str) -> Vec<serde_json::Value> {
+    let mut run = referee_in(dir.path());
+    run.args(["match", "--game", "multichess", "--sandbox", "none"])
+        .args(["-o", &format!("players={players}"), "-o", &format!("max-plies={max_plies}")])
+        // Time enough that the clock never stops a search: the budget decides.
+        .args(["--st", "60", "--record", name])
+        .args(["--agent", &strong(seed)]);
+    for i in 1..players {
+        run.args(["--agent", &builtin_command(other, i as u64)]);
+    }
+    let out = run.timeout(HANG_BOUND).output().expect("run referee match");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    record_lines(&dir.path().join(name))
+}
+
+#[test]
+fn strong_plays_two_three_and_eight_seat_multichess_to_the_end() {
+    let dir = TempDir::new().unwrap();
+    for players in [2, 3, 8] {
+        let lines = multichess_match(&dir, players, 40, 3, "greedy", &format!("m{players}.jsonl"));
+        let result = lines.iter().find(|l| kind(l) == "result").expect("a result line");
+        assert!(
+            ["win", "max-plies"].contains(&result["reason"].as_str().unwrap_or("")),
+            "{players} seats: {result}"
+        );
+        assert!(
+            !lines.iter().any(|l| kind(l) == "forfeit"),
+            "{players} seats: a forfeit"
+        );
+    }
+}
+
+#[test]
+fn a_seed_and_a_node_budget_give_the_same_multichess_game() {
+    let dir = TempDir::new().unwrap();
+    let first = actions(&multichess_match(&dir, 3, 45, 5, "greedy", "a.jsonl"));
+    assert!(first.len() >= 30, "{first:?}");
+    assert_eq!(first, actions(&multichess_match(&dir, 3, 45, 5, "greedy", "b.jsonl")));
+}
+
+#[test]
+fn strong_beats_random_in_seeded_two_seat_multichess_games() {
+    let dir = TempDir::new().unwrap();
+    for seed in [1, 2, 3] {
+        let lines = multichess_match(&dir, 2, 400, seed, "random", &format!("r{seed}.jsonl"));
+        assert_eq!(places(&lines), [1, 2], "seed {seed}");
+    }
 }

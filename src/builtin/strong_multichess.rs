@@ -123,6 +123,7 @@ impl Belief {
             }
         }
         self.forget_extra(view, seen);
+        self.guess_kings(view, seen);
         let mut board = view.clone();
         for (i, cell) in board.squares.iter_mut().enumerate() {
             if !seen[i] {
@@ -153,6 +154,36 @@ impl Belief {
                         self.squares[i] = None;
                     }
                 }
+            }
+        }
+    }
+}
+
+impl Belief {
+    /// Puts back a king for every other seat still playing whose king is neither in
+    /// sight nor remembered: it is on some unseen square (R-M5: a seat without its
+    /// king is out), most likely in an area the seat owns, near where kings start.
+    /// Each look that finds the square empty moves the guess on, so that the search
+    /// for the king sweeps the fog.
+    fn guess_kings(&mut self, view: &Position, seen: &[bool]) {
+        for seat in view.remaining().into_iter().filter(|&s| s != view.to_move) {
+            let king = Some(Piece {
+                kind: Kind::King,
+                owner: seat,
+            });
+            let known = (0..seen.len()).any(|i| (if seen[i] { view.squares[i] } else { self.squares[i] }) == king);
+            if known {
+                continue;
+            }
+            let guess = (0..seen.len())
+                .filter(|&i| !seen[i] && self.squares[i].is_none())
+                .min_by_key(|&i| {
+                    let sq = Square::from_index(i);
+                    let own = matches!(sq.area, Area::Private(a) if view.owners[a as usize] == Some(seat));
+                    (!own, sq.rank, (i16::from(sq.file) - 4).abs(), i)
+                });
+            if let Some(i) = guess {
+                self.squares[i] = king;
             }
         }
     }
