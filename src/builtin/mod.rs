@@ -27,7 +27,7 @@ pub enum Strategy {
     Random,
     /// One-ply heuristic: best immediate gain, ties broken at random.
     Greedy,
-    /// Alpha-beta search within a node budget (Peg Chow and Telka).
+    /// Alpha-beta search within a node budget (Peg Chow, Telka, Multi-player TelnChes).
     Strong,
 }
 
@@ -81,7 +81,8 @@ impl Strategy {
     }
 
     /// The strategy played in the games of hidden information: `None` for `strong`,
-    /// which [`Strategy::plays`] keeps out of them (it would answer `none`).
+    /// which [`Strategy::plays`] keeps out of I-Doubt-It (it would answer `none`) and
+    /// which plays Multi-player TelnChes by its own module, `strong_multichess`.
     fn hidden_play(self) -> Option<Strategy> {
         (self != Strategy::Strong).then_some(self)
     }

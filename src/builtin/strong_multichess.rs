@@ -75,11 +75,7 @@ pub(super) fn choose(
         return Some("pass".into()); // R-M6: a seat without a move passes
     }
     let board = belief.update(&pos, &seen);
-    let mut search = Search {
-        me,
-        nodes: 0,
-        budget,
-    };
+    let mut search = Search { me, nodes: 0, budget };
     // The root in the order of a one-move estimate, equal estimates shuffled by the
     // seed, so that equal moves vary between seeds and not between runs.
     rng_shuffle(&mut legal, rng);
@@ -139,7 +135,14 @@ impl Belief {
     /// (A promoted pawn may make this forget a real piece; the next look corrects it.)
     fn forget_extra(&mut self, view: &Position, seen: &[bool]) {
         for owner in Seat::all(view.seats) {
-            for kind in [Kind::King, Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight, Kind::Pawn] {
+            for kind in [
+                Kind::King,
+                Kind::Queen,
+                Kind::Rook,
+                Kind::Bishop,
+                Kind::Knight,
+                Kind::Pawn,
+            ] {
                 let piece = Some(Piece { kind, owner });
                 let in_sight = (0..seen.len())
                     .filter(|&i| seen[i] && view.squares[i] == piece)
@@ -157,9 +160,7 @@ impl Belief {
             }
         }
     }
-}
 
-impl Belief {
     /// Puts back a king for every other seat still playing whose king is neither in
     /// sight nor remembered: it is on some unseen square (R-M5: a seat without its
     /// king is out), most likely in an area the seat owns, near where kings start.
@@ -171,7 +172,8 @@ impl Belief {
                 kind: Kind::King,
                 owner: seat,
             });
-            let known = (0..seen.len()).any(|i| (if seen[i] { view.squares[i] } else { self.squares[i] }) == king);
+            let known =
+                (0..seen.len()).any(|i| (if seen[i] { view.squares[i] } else { self.squares[i] }) == king);
             if known {
                 continue;
             }
@@ -385,7 +387,11 @@ impl Search {
     fn evaluate(&self, board: &Position) -> i64 {
         let kings: Vec<Square> = board
             .all_squares()
-            .filter(|&sq| board.at(sq).is_some_and(|p| p.kind == Kind::King && p.owner != self.me))
+            .filter(|&sq| {
+                board
+                    .at(sq)
+                    .is_some_and(|p| p.kind == Kind::King && p.owner != self.me)
+            })
             .collect();
         let (mut mine, mut theirs, mut placing) = (0, 0, 0);
         for sq in board.all_squares() {
@@ -408,7 +414,8 @@ impl Search {
                 // into foreign areas, where they see what they attack (R-M3).
                 _ => {
                     let near = kings.iter().map(|&k| -8 * distance(sq, k)).max().unwrap_or(0);
-                    let inside = matches!(sq.area, Area::Private(a) if board.owners[a as usize] != Some(self.me));
+                    let inside =
+                        matches!(sq.area, Area::Private(a) if board.owners[a as usize] != Some(self.me));
                     near + if inside { 30 } else { 0 }
                 }
             };

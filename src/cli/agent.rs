@@ -24,8 +24,8 @@ pub enum BuiltinAgent {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// Alpha-beta search of Peg Chow and Telka within a node budget (the clock only
-    /// stops it early).
+    /// Alpha-beta search of Peg Chow, Telka and Multi-player TelnChes within a node
+    /// budget (the clock only stops it early).
     Strong {
         /// Seed for its choices among equal moves.
         #[arg(long, default_value_t = 0)]
