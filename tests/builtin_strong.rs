@@ -1,11 +1,13 @@
 //! `referee agent strong` through the real binary: it beats `greedy` in the Parker
-//! games, plays every I-Doubt-It variant to its end and beats `random` there, plays
-//! the same game again from the same seed and node budget, and is refused where it
-//! does not play (Multi-player TelnChes).
+//! games, plays every I-Doubt-It variant and every multichess table size to its
+//! end and beats `random` there, plays the same game again from the same seed and
+//! node budget, and refuses a budget of no nodes.
 
 mod cli_support;
 
-use cli_support::{actions, builtin_command, quoted_exe, record_lines, referee_in, text, HANG_BOUND};
+use cli_support::{
+    actions, builtin_command, kind, places, quoted_exe, record_lines, referee_in, text, HANG_BOUND,
+};
 use tempfile::TempDir;
 
 /// The strong agent with a small node budget, so that a debug build answers fast.
@@ -27,6 +29,10 @@ fn against_greedy(game: &str, options: &[&str], seats: usize, games: usize) -> s
         "--json",
         "--report-every",
         "0",
+        // Time enough that the clock never cuts a search short on a busy machine:
+        // the node budget decides, so the games are the same every run.
+        "--st",
+        "60",
     ]);
     for o in options {
         run.args(["-o", o]);
@@ -106,41 +112,8 @@ fn a_seed_and_a_node_budget_give_the_same_game() {
 }
 
 #[test]
-fn strong_is_refused_where_it_does_not_play() {
+fn strong_refuses_a_budget_of_no_nodes() {
     let dir = TempDir::new().unwrap();
-    // The games it does not play: a list, so that it shrinks as the agent grows.
-    let refused: &[&str] = &["multichess"];
-    for &game in refused {
-        let out = referee_in(dir.path())
-            .args([
-                "match",
-                "--game",
-                game,
-                "--agent",
-                "builtin:strong",
-                "--sandbox",
-                "none",
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{game}");
-        let err = text(&out.stderr);
-        assert!(
-            err.contains("builtin:strong plays Peg Chow, Telka and I-Doubt-It only"),
-            "{err}"
-        );
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
-        let out = referee_in(dir.path())
-            .args(["tournament", "--game", game, "--sandbox", "none", "--out", "t"])
-            .args(["--agent", "builtin:strong", "--agent", "builtin:greedy"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{game}: {}", text(&out.stderr));
-        assert!(
-            !dir.path().join("t").exists(),
-            "nothing is written for a refused tournament"
-        );
-    }
     let out = referee_in(dir.path())
         .args(["agent", "strong", "--nodes", "0"])
         .output()
@@ -213,6 +186,52 @@ fn strong_plays_every_idoubtit_variant_to_its_end() {
     }
 }
 
+/// Plays one multichess match of `players` seats, the strong agent (seed `seed`) in
+/// seat 1 and `other` agents (seeds 1, 2, …) in the rest, and returns the record.
+fn multichess_match(
+    dir: &TempDir,
+    players: usize,
+    max_plies: u32,
+    seed: u64,
+    other: &str,
+    name: &str,
+) -> Vec<serde_json::Value> {
+    let mut run = referee_in(dir.path());
+    run.args(["match", "--game", "multichess", "--sandbox", "none"])
+        .args([
+            "-o",
+            &format!("players={players}"),
+            "-o",
+            &format!("max-plies={max_plies}"),
+        ])
+        // Time enough that the clock never stops a search: the budget decides.
+        .args(["--st", "60", "--record", name])
+        .args(["--agent", &strong(seed)]);
+    for i in 1..players {
+        run.args(["--agent", &builtin_command(other, i as u64)]);
+    }
+    let out = run.timeout(HANG_BOUND).output().expect("run referee match");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    record_lines(&dir.path().join(name))
+}
+
+#[test]
+fn strong_plays_two_three_and_eight_seat_multichess_to_the_end() {
+    let dir = TempDir::new().unwrap();
+    for players in [2, 3, 8] {
+        let lines = multichess_match(&dir, players, 40, 3, "greedy", &format!("m{players}.jsonl"));
+        let result = lines.iter().find(|l| kind(l) == "result").expect("a result line");
+        assert!(
+            ["win", "max-plies"].contains(&result["reason"].as_str().unwrap_or("")),
+            "{players} seats: {result}"
+        );
+        assert!(
+            !lines.iter().any(|l| kind(l) == "forfeit"),
+            "{players} seats: a forfeit"
+        );
+    }
+}
+
 #[test]
 fn a_seed_and_a_node_budget_give_the_same_idoubtit_game() {
     let dir = TempDir::new().unwrap();
@@ -252,5 +271,25 @@ fn strong_beats_random_in_seeded_idoubtit_games() {
             "variant {variant}: strong in seat {seat}, places {places:?}"
         );
         assert_eq!(reason(&lines), "win", "variant {variant}");
+    }
+}
+
+#[test]
+fn a_seed_and_a_node_budget_give_the_same_multichess_game() {
+    let dir = TempDir::new().unwrap();
+    let first = actions(&multichess_match(&dir, 3, 45, 5, "greedy", "a.jsonl"));
+    assert!(first.len() >= 30, "{first:?}");
+    assert_eq!(
+        first,
+        actions(&multichess_match(&dir, 3, 45, 5, "greedy", "b.jsonl"))
+    );
+}
+
+#[test]
+fn strong_beats_random_in_seeded_two_seat_multichess_games() {
+    let dir = TempDir::new().unwrap();
+    for seed in [1, 2, 3] {
+        let lines = multichess_match(&dir, 2, 400, seed, "random", &format!("r{seed}.jsonl"));
+        assert_eq!(places(&lines), [1, 2], "seed {seed}");
     }
 }

@@ -61,7 +61,7 @@ pub(super) fn choose(
                 best(&candidates, rng, |a| move_score(&pos, side, a)).or_else(|| pick(&all, rng))
             }
         }
-        // Not played here: `Strategy::hidden_play` keeps it out.
+        // Played by `strong_idoubtit`, never sent here.
         (_, Strategy::Strong) | (Phase::Won | Phase::Drawn, _) => None,
     }?;
     Some(action.to_string())

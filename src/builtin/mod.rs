@@ -8,6 +8,7 @@ mod multichess;
 mod parker;
 mod strong;
 mod strong_idoubtit;
+mod strong_multichess;
 
 pub use strong::DEFAULT_NODES;
 
@@ -27,7 +28,7 @@ pub enum Strategy {
     Random,
     /// One-ply heuristic: best immediate gain, ties broken at random.
     Greedy,
-    /// Search within a node budget (Peg Chow, Telka, I-Doubt-It).
+    /// Search within a node budget, from its seat's view, in every game.
     Strong,
 }
 
@@ -63,25 +64,8 @@ impl Strategy {
         format!("{exe} agent {} --seed {seed}", self.name())
     }
 
-    /// Whether this strategy plays `game`: `strong` plays the Parker games and
-    /// I-Doubt-It, and the referee refuses to seat it in the others.
-    pub fn plays(self, game: GameId) -> bool {
-        self != Strategy::Strong || matches!(game, GameId::PegChow | GameId::Telka | GameId::IDoubtIt)
-    }
-
-    /// Checks that this strategy plays `game`, with the error to show otherwise.
-    pub fn check_plays(self, game: GameId) -> Result<(), String> {
-        if self.plays(game) {
-            return Ok(());
-        }
-        Err(format!(
-            "builtin:{} plays Peg Chow, Telka and I-Doubt-It only, not {game}: seat builtin:greedy or builtin:random there",
-            self.name()
-        ))
-    }
-
-    /// The strategy played in the games of hidden information: `None` for `strong`,
-    /// which [`Strategy::plays`] keeps out of them (it would answer `none`).
+    /// The strategy the simple play of the games of hidden information takes:
+    /// `None` for `strong`, which plays them by its own modules.
     fn hidden_play(self) -> Option<Strategy> {
         (self != Strategy::Strong).then_some(self)
     }
@@ -319,6 +303,9 @@ fn choose(
         }
         GameId::MultiChess => {
             let seats = assignment.options.int("players", 2, 2..=8).ok()? as usize;
+            if strategy == Strategy::Strong {
+                return strong_multichess::choose(seats, view, &mut memory.belief, budget, rng);
+            }
             return multichess::choose(strategy.hidden_play()?, seats, view, memory, rng);
         }
         GameId::PegChow | GameId::Telka => {}

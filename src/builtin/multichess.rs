@@ -14,10 +14,13 @@ use crate::game::multichess::state;
 use crate::game::Seat;
 use crate::rng::Rng;
 
-/// Where the bot last saw each enemy king.
+/// What the bots remember between decisions of one game.
 #[derive(Debug, Default)]
 pub(super) struct Memory {
+    /// Where `greedy` last saw each enemy king.
     kings: BTreeMap<Seat, Square>,
+    /// What `strong` believes stands on the squares it cannot see.
+    pub(super) belief: super::strong_multichess::Belief,
 }
 
 /// Picks a move (or the forced `pass`) from a view.
@@ -45,7 +48,7 @@ pub(super) fn choose(
         return Some("pass".into());
     }
     let pick = match strategy {
-        // Not played here: `Strategy::hidden_play` keeps it out.
+        // Played by its own module (`strong_multichess`), never sent here.
         Strategy::Strong => return None,
         Strategy::Random => moves[rng.below(moves.len())],
         Strategy::Greedy => {
@@ -97,7 +100,7 @@ fn value(kind: Kind) -> i64 {
 
 /// Moves a king would need between two squares, going through the public area when
 /// they lie in different private areas.
-fn distance(a: Square, b: Square) -> i64 {
+pub(super) fn distance(a: Square, b: Square) -> i64 {
     let files = (a.file as i64 - b.file as i64).abs();
     let ranks = if a.area == b.area || a.area == Area::Public || b.area == Area::Public {
         (a.rank as i64 - b.rank as i64).abs()

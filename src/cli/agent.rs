@@ -24,8 +24,9 @@ pub enum BuiltinAgent {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// Search within a node budget: alpha-beta in Peg Chow and Telka, look-ahead over
-    /// drawn guesses of the hidden types in I-Doubt-It (the clock only stops it early).
+    /// Search within a node budget, from its seat's view: alpha-beta in Peg Chow,
+    /// Telka and Multi-player TelnChes, look-ahead over drawn guesses of the hidden
+    /// types in I-Doubt-It (the clock only stops it early).
     Strong {
         /// Seed for its choices among equal moves.
         #[arg(long, default_value_t = 0)]

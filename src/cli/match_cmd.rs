@@ -122,15 +122,6 @@ fn config(args: &MatchArgs) -> Result<(MatchConfig, UnisolatedWarning), Failure>
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
-    let given = args
-        .agents
-        .iter()
-        .filter_map(|a| Strategy::from_agent_command(a)?.ok());
-    for strategy in given.chain([args.fill]) {
-        strategy
-            .check_plays(game)
-            .map_err(|e| Failure::usage(anyhow!(e)))?;
-    }
     let mut agents = seat_agents(args, header.as_ref(), seats, seed)?;
     add_setoptions(args, &mut agents)?;
     let agent_cwd = agent_cwd(args)?;

@@ -74,20 +74,6 @@ impl From<SprtDef> for Sprt {
 
 impl Definition {
     /// The game, checked.
-    /// Checks that every built-in entrant plays this game (`builtin:strong` plays
-    /// only some).
-    pub(super) fn check_builtins(&self) -> Result<(), TournamentError> {
-        let game = self.game_id()?;
-        for e in &self.entrants {
-            if let Some(Ok(strategy)) = crate::builtin::Strategy::from_agent_command(&e.cmd) {
-                strategy
-                    .check_plays(game)
-                    .map_err(|m| TournamentError::Setup(format!("entrant {}: {m}", e.name)))?;
-            }
-        }
-        Ok(())
-    }
-
     pub(super) fn game_id(&self) -> Result<GameId, TournamentError> {
         GameId::parse(&self.game).map_err(|e| TournamentError::Setup(e.to_string()))
     }

@@ -87,7 +87,6 @@ pub fn run(
     report: &mut dyn FnMut(Event<'_>, &[GameResult]),
 ) -> Result<Vec<GameResult>, TournamentError> {
     let schedule = def.schedule()?;
-    def.check_builtins()?;
     if let Some(dir) = &opts.shared {
         if def.sprt.is_none() {
             return Err(TournamentError::Setup(format!(
