@@ -29,10 +29,6 @@ fn against_greedy(game: &str, options: &[&str], seats: usize, games: usize) -> s
         "--json",
         "--report-every",
         "0",
-        // Time enough that the clock never cuts a search short on a busy machine:
-        // the node budget decides, so the games are the same every run.
-        "--st",
-        "60",
     ]);
     for o in options {
         run.args(["-o", o]);
