@@ -269,7 +269,9 @@ fn stopping_kills_and_reports_a_descendant_that_escaped_with_setsid() {
     // The search for escaped descendants takes every orphan of this process that no
     // live agent's group holds: no other test may be stopping agents meanwhile.
     let _lock = exclusive();
-    let mut agent = sh("setsid sleep 1839002 & echo \"started $!\"; exec sleep 1839003");
+    // TERM is ignored (and stays so across the exec), so that the agent is still
+    // running when the grace of zero runs out, however slow the machine: killed.
+    let mut agent = sh("trap '' TERM; setsid sleep 1839002 & echo \"started $!\"; exec sleep 1839003");
     let Received::Line(text) = agent.recv(Instant::now() + HANG_BOUND) else {
         panic!("no pid line");
     };
