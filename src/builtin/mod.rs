@@ -304,7 +304,7 @@ fn choose(
         GameId::MultiChess => {
             let seats = assignment.options.int("players", 2, 2..=8).ok()? as usize;
             if strategy == Strategy::Strong {
-                return strong_multichess::choose(seats, view, &mut memory.belief, budget, rng);
+                return strong_multichess::choose(seats, view, events, &mut memory.belief, budget, rng);
             }
             return multichess::choose(strategy.hidden_play()?, seats, view, memory, rng);
         }

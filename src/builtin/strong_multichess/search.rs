@@ -1,0 +1,281 @@
+//! The search of one decision: alpha-beta on the believed board, the bot against
+//! "the others" as one opponent (paranoid), and the evaluation at its leaves.
+
+use super::{estimate, worth, WIN};
+use crate::builtin::multichess::distance;
+use crate::builtin::strong::Budget;
+use crate::game::multichess::board::{Area, Kind, Square};
+use crate::game::multichess::rules::{Move, Position};
+use crate::game::Seat;
+use std::time::Instant;
+
+/// Moves searched per full-width node below the root.
+const BEAM: usize = 10;
+
+/// Captures searched per node of the capture-only search.
+const CAPTURE_BEAM: usize = 6;
+
+/// Below this much material besides king and pawns, against bare kings, the bot's
+/// king turns hunter: staying home then only waits for the ply limit (R-M6).
+const HUNTER: i64 = 500;
+
+/// What the hunting king pays for standing on public rank 5, where an enemy king on
+/// an unseen rank 4 may take it.
+const FOG_EDGE: i64 = 150;
+
+/// What the king standing where a hidden slider may reach costs.
+const EXPOSED_KING: i64 = 300;
+
+/// One decision's search.
+pub(super) struct Search {
+    /// The seat the bot plays.
+    me: Seat,
+    /// Nodes searched so far.
+    nodes: u64,
+    /// When to stop.
+    budget: Budget,
+    /// The ply of the decision, so that a loss further away scores better.
+    root_plies: u32,
+    /// Captures the others may make in a row before the bot answers: with three
+    /// seats or more, several seats move between two moves of the bot, and each
+    /// takes what it can.
+    streak: u8,
+    /// Public squares a hidden enemy slider may reach (`fog::exposed`).
+    exposed: Vec<bool>,
+}
+
+impl Search {
+    /// A search for the seat to move in `board`, within `budget`; `exposed` as
+    /// `fog::exposed` gives it.
+    pub(super) fn new(board: &Position, budget: Budget, exposed: Vec<bool>) -> Search {
+        let streak = if board.remaining().len() >= 3 { 2 } else { 1 };
+        Search {
+            me: board.to_move,
+            nodes: 0,
+            budget,
+            root_plies: board.plies,
+            streak,
+            exposed,
+        }
+    }
+
+    /// The best of `moves` searched `depth` full-width plies deep, each value less
+    /// its `penalty`, or `None` when the budget ran out before the depth was
+    /// searched through.
+    pub(super) fn root(
+        &mut self,
+        board: &Position,
+        moves: &[Move],
+        depth: u32,
+        penalty: impl Fn(&Move) -> i64,
+    ) -> Option<(Move, i64)> {
+        let mut best: Option<(Move, i64)> = None;
+        let mut alpha = -WIN - 1;
+        for mv in moves {
+            let next = self.play(board, self.me, mv);
+            let value = self.value(&next, depth - 1, alpha, WIN + 1)? - penalty(mv);
+            if best.is_none_or(|(_, b)| value > b) {
+                best = Some((*mv, value));
+                alpha = alpha.max(value);
+            }
+        }
+        best
+    }
+
+    /// `board` after `seat` plays `mv`, with the turn given to the other side of the
+    /// search (the bot after any other seat, the others after the bot).
+    fn play(&self, board: &Position, seat: Seat, mv: &Move) -> Position {
+        let mut next = board.clone();
+        next.make(seat, *mv);
+        next.to_move = if seat == self.me {
+            next.next_seat(self.me)
+        } else {
+            self.me
+        };
+        next
+    }
+
+    /// Whether the bot is to move in `board` (else the others are).
+    fn ours(&self, board: &Position) -> bool {
+        board.to_move == self.me
+    }
+
+    /// Every move of the side to move, as (seat, move): the bot's, or all the others'.
+    fn moves(&self, board: &Position) -> Vec<(Seat, Move)> {
+        let seats: Vec<Seat> = if self.ours(board) {
+            vec![self.me]
+        } else {
+            board.remaining().into_iter().filter(|&s| s != self.me).collect()
+        };
+        seats
+            .into_iter()
+            .flat_map(|s| board.moves(s).into_iter().map(move |m| (s, m)))
+            .collect()
+    }
+
+    /// Counts a node; `None` once the budget is spent.
+    fn tick(&mut self) -> Option<()> {
+        self.nodes += 1;
+        let late = self.nodes % 256 == 0 && self.budget.deadline.is_some_and(|d| Instant::now() >= d);
+        (self.nodes <= self.budget.nodes && !late).then_some(())
+    }
+
+    /// Alpha-beta value of `board` for the bot, `depth` full-width plies deep.
+    fn value(&mut self, board: &Position, depth: u32, mut alpha: i64, mut beta: i64) -> Option<i64> {
+        self.tick()?;
+        if let Some(end) = self.finished(board) {
+            return Some(end);
+        }
+        if depth == 0 {
+            return self.captures(board, alpha, beta, self.streak);
+        }
+        let ours = self.ours(board);
+        let mut moves = self.moves(board);
+        if moves.is_empty() {
+            // Nobody on this side can move: they pass (R-M6).
+            let mut next = board.clone();
+            next.to_move = if ours { board.next_seat(self.me) } else { self.me };
+            return self.value(&next, depth - 1, alpha, beta);
+        }
+        moves.sort_by_cached_key(|(_, m)| -estimate(board, m));
+        moves.truncate(BEAM);
+        let mut best = if ours { -WIN - 2 } else { WIN + 2 };
+        for (seat, mv) in &moves {
+            let v = self.value(&self.play(board, *seat, mv), depth - 1, alpha, beta)?;
+            if ours {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        Some(best)
+    }
+
+    /// The capture-only search: the side to move may stop (the position as it
+    /// stands) or capture, its most valuable captures first. The others may
+    /// capture up to `left` times in a row before the bot answers.
+    fn captures(&mut self, board: &Position, mut alpha: i64, mut beta: i64, left: u8) -> Option<i64> {
+        let ours = self.ours(board);
+        let stand = self.evaluate(board);
+        if ours {
+            alpha = alpha.max(stand);
+        } else {
+            beta = beta.min(stand);
+        }
+        if alpha >= beta {
+            return Some(stand);
+        }
+        let mut moves: Vec<(i64, Seat, Move)> = self
+            .moves(board)
+            .into_iter()
+            .filter(|(_, m)| board.at(m.to).is_some())
+            .map(|(s, m)| (estimate(board, &m), s, m))
+            .collect();
+        moves.sort_by_key(|(e, _, _)| -e);
+        moves.truncate(CAPTURE_BEAM);
+        let mut best = stand;
+        for (_, seat, mv) in &moves {
+            self.tick()?;
+            let mut next = self.play(board, *seat, mv);
+            let mut after = self.streak;
+            if !ours && left > 1 {
+                // Another seat moves before the bot does.
+                next.to_move = next.next_seat(self.me);
+                after = left - 1;
+            }
+            let v = match self.finished(&next) {
+                Some(end) => end,
+                None => self.captures(&next, alpha, beta, after)?,
+            };
+            if ours {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        Some(best)
+    }
+
+    /// The value of a finished game: the bot out (its king taken, R-M5) or last.
+    /// A loss further off is worth more than a near one (another seat may well not
+    /// play the line), and a win nearer more than a far one.
+    fn finished(&self, board: &Position) -> Option<i64> {
+        let plies = i64::from(board.plies - self.root_plies);
+        if board.out.contains(&self.me) {
+            return Some(-WIN + plies);
+        }
+        (board.remaining().len() == 1).then_some(WIN - plies)
+    }
+
+    /// The believed board's worth to the bot.
+    fn evaluate(&self, board: &Position) -> i64 {
+        let kings: Vec<Square> = board
+            .all_squares()
+            .filter(|&sq| {
+                board
+                    .at(sq)
+                    .is_some_and(|p| p.kind == Kind::King && p.owner != self.me)
+            })
+            .collect();
+        let toward = |sq: Square| kings.iter().map(|&k| distance(sq, k)).min().unwrap_or(0);
+        let (mut mine, mut theirs, mut officers, mut placing) = (0, 0, 0, 0);
+        let mut king = None;
+        for sq in board.all_squares() {
+            let Some(p) = board.at(sq) else { continue };
+            if p.owner != self.me {
+                theirs += worth(p.kind);
+                continue;
+            }
+            mine += worth(p.kind);
+            if self.exposed[sq.index()] {
+                // Half lost: a slider may come out of the fog and take it.
+                placing -= if p.kind == Kind::King {
+                    EXPOSED_KING
+                } else {
+                    worth(p.kind) / 2
+                };
+            }
+            placing += match p.kind {
+                // Pawns on the way to promotion (public rank 8).
+                Kind::Pawn => 4 * i64::from(sq.rank),
+                Kind::King => {
+                    king = Some(sq);
+                    0
+                }
+                // Other pieces towards the nearest enemy king, seen or believed, and
+                // into foreign areas, where they see what they attack (R-M3).
+                _ => {
+                    officers += worth(p.kind);
+                    let inside =
+                        matches!(sq.area, Area::Private(a) if board.owners[a as usize] != Some(self.me));
+                    -8 * toward(sq) + if inside { 30 } else { 0 }
+                }
+            };
+        }
+        // Without pieces to hunt with, against kings alone, the king hunts: a king
+        // that steps next to it is taken (the search keeps it from stepping next to
+        // one itself). It keeps off public rank 5, next to every enemy area's rank 4,
+        // where a king may wait unseen.
+        let hunter = officers < HUNTER && theirs == 0;
+        placing += king.map_or(0, |sq| match (hunter, sq.area) {
+            (true, Area::Public) if sq.rank == 4 => -10 * toward(sq) - FOG_EDGE,
+            (true, _) => -10 * toward(sq),
+            // The king at home, behind its pieces: out in the open any seat may
+            // find it.
+            (false, Area::Private(_)) => -20 * i64::from(sq.rank),
+            (false, Area::Public) => -400,
+        });
+        let others = board.remaining().len() as i64 - 1;
+        mine + mine / 2 - theirs + placing - 2_000 * others
+    }
+}
