@@ -112,14 +112,7 @@ impl Belief {
     /// piece; the next look corrects it.
     fn forget_extra(&mut self, view: &Position, seen: &[bool]) {
         for owner in Seat::all(view.seats) {
-            for kind in [
-                Kind::King,
-                Kind::Queen,
-                Kind::Rook,
-                Kind::Bishop,
-                Kind::Knight,
-                Kind::Pawn,
-            ] {
+            for kind in Kind::ALL {
                 let piece = Some(Piece { kind, owner });
                 let in_sight = (0..seen.len())
                     .filter(|&i| seen[i] && view.squares[i] == piece)

@@ -153,18 +153,19 @@ impl Kind {
         }
     }
 
+    /// Every kind, king first.
+    pub const ALL: [Kind; 6] = [
+        Kind::King,
+        Kind::Queen,
+        Kind::Rook,
+        Kind::Bishop,
+        Kind::Knight,
+        Kind::Pawn,
+    ];
+
     /// The kind of an upper-case letter.
     pub fn from_letter(c: char) -> Option<Kind> {
-        [
-            Kind::King,
-            Kind::Queen,
-            Kind::Rook,
-            Kind::Bishop,
-            Kind::Knight,
-            Kind::Pawn,
-        ]
-        .into_iter()
-        .find(|k| k.letter() == c)
+        Kind::ALL.into_iter().find(|k| k.letter() == c)
     }
 
     /// Whether it slides (and so can be stopped by an unseen piece, R-M4).
