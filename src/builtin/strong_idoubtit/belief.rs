@@ -256,18 +256,18 @@ impl Belief {
             return;
         };
         match promotion {
-            // A chess promotion makes one of the four, as claimed (R-D6a).
-            Promotion::To(Kind::Unknown) => {
-                let four = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
-                self.pieces[id].weights = board
-                    .kinds()
-                    .iter()
-                    .map(|k| f64::from(u8::from(four.contains(k))))
-                    .collect();
-            }
-            Promotion::To(kind) => self.pieces[id].weights = one_hot(board, kind),
+            Promotion::To(kind) => self.pieces[id].weights = promoted(board, &self.pieces[id].weights, kind),
             Promotion::Promote => self.pieces[id].promoted = true,
             Promotion::None => {}
+        }
+    }
+
+    /// We act instead of doubting the opponent's pending action, so it stands now:
+    /// what it says of its mover must count in this decision already (a piece that
+    /// just took down a file is likely one that can take down it again).
+    pub fn let_stand(&mut self, variant: Variant, me: Side) {
+        if self.pending.as_ref().is_some_and(|p| p.actor != me) {
+            self.stand(variant, me);
         }
     }
 
@@ -305,15 +305,17 @@ impl Belief {
         }
     }
 
-    /// Multiplies the mover's weights by `factor(could this type have made it)` for
-    /// moves, promotions included (R-D5: a move's correctness hangs on the mover's
-    /// type alone; an en-passant claim's or a drop's on other pieces too), and
-    /// returns the new weights.
+    /// Multiplies the mover's weights before the move by `factor(could this type
+    /// have made it)` for moves, promotions included (R-D5: a move's correctness
+    /// hangs on the mover's type alone; an en-passant claim's or a drop's on other
+    /// pieces too), and returns them. The piece on the board gets them as the move
+    /// left it: a declared promotion turns what moved into what it claimed (R-D6a),
+    /// and so must not be undone by what the move says of the mover.
     fn narrow(&mut self, variant: Variant, p: &Pending, factor: impl Fn(bool) -> f64) -> Vec<f64> {
         let board = variant.board;
         let Some(id) = p.mover else { return Vec::new() };
         let before = p.pieces[id].weights.clone();
-        let Action::Move { from, .. } = p.action else {
+        let Action::Move { from, promotion, .. } = p.action else {
             return self.pieces[id].weights.clone();
         };
         let mut pos = Position::new(variant);
@@ -322,18 +324,32 @@ impl Belief {
                 pos.squares[sq.index(board)] = Some(Piece::new(p.pieces[other].owner, Kind::Unknown));
             }
         }
-        let mut weights = before.clone();
-        for (w, &kind) in weights.iter_mut().zip(board.kinds()) {
-            let mut piece = Piece::new(p.actor, kind);
-            piece.promoted = p.pieces[id].promoted && kind.promotable_in_shogi();
-            pos.squares[from.index(board)] = Some(piece);
-            *w *= factor(pos.correct(p.actor, &p.action).is_ok());
+        let evidence: Vec<f64> = board
+            .kinds()
+            .iter()
+            .map(|&kind| {
+                let mut piece = Piece::new(p.actor, kind);
+                piece.promoted = p.pieces[id].promoted && kind.promotable_in_shogi();
+                pos.squares[from.index(board)] = Some(piece);
+                factor(pos.correct(p.actor, &p.action).is_ok())
+            })
+            .collect();
+        let mut weights: Vec<f64> = before.iter().zip(&evidence).map(|(w, e)| w * e).collect();
+        // Evidence against every type we allowed means we missed something: the
+        // verdict is proof, so it wins over what we believed (else every later move
+        // of the piece would look incorrect, and be doubted, one missed turn each).
+        if weights.iter().all(|&w| w <= 0.0) {
+            weights = if evidence.iter().any(|&e| e > 0.0) {
+                evidence
+            } else {
+                before
+            };
         }
-        // Evidence against every type means something was missed: keep the old.
-        if weights.iter().any(|&w| w > 0.0) {
-            self.pieces[id].weights = weights;
-        }
-        self.pieces[id].weights.clone()
+        self.pieces[id].weights = match promotion {
+            Promotion::To(kind) => promoted(board, &weights, kind),
+            _ => weights.clone(),
+        };
+        weights
     }
 
     /// A doubt found the action incorrect: everything as it was before it.
@@ -460,6 +476,29 @@ fn one_hot(board: BoardKind, kind: Kind) -> Vec<f64> {
         .kinds()
         .iter()
         .map(|&k| f64::from(u8::from(k == kind)))
+        .collect()
+}
+
+/// The weights of a piece of `weights` after a declared chess promotion to `kind`
+/// stood (R-D6a): a king stays a king, anything else becomes what was claimed (one
+/// of the four, if the claim's type is hidden: `e7e8?`).
+fn promoted(board: BoardKind, weights: &[f64], kind: Kind) -> Vec<f64> {
+    let four = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
+    let king = weights[index(board, Kind::King)];
+    let rest: f64 = weights.iter().sum::<f64>() - king;
+    let claimed: Vec<Kind> = if kind == Kind::Unknown {
+        four.to_vec()
+    } else {
+        vec![kind]
+    };
+    board
+        .kinds()
+        .iter()
+        .map(|k| match k {
+            Kind::King => king,
+            k if claimed.contains(k) => rest / claimed.len() as f64,
+            _ => 0.0,
+        })
         .collect()
 }
 

@@ -95,6 +95,7 @@ pub(super) fn choose(
             if pos.pending.as_ref().is_some_and(|p| p.actor != me) && search.doubt_pays(&memory.belief, rng) {
                 Action::Doubt
             } else {
+                memory.belief.let_stand(variant, me);
                 let rates = memory.doubt_rates();
                 let (action, bluff) = search.best_move(&memory.belief, rates, rng)?;
                 memory.last_bluff = Some(bluff);

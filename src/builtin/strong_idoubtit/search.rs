@@ -71,7 +71,7 @@ impl<'a> Search<'a> {
         };
         let (actor, action) = (pending.actor, pending.action);
         let draws = (self.budget.nodes / 40).clamp(8, 64);
-        let (mut incorrect, mut taken, mut risk, mut n) = (0.0, 0.0, 0.0, 0.0);
+        let (mut incorrect, mut taken, mut risk, mut n) = (0.0f64, 0.0, 0.0, 0.0);
         for _ in 0..draws {
             let Some(before) = belief.sample_before(self.pos, rng) else {
                 return false;
@@ -88,22 +88,27 @@ impl<'a> Search<'a> {
                 return false;
             }
             self.nodes += 1;
-            if before.correct(actor, &action).is_err() {
-                incorrect += 1.0;
-            }
             taken += before
                 .captured_square(actor, &action)
                 .and_then(|sq| before.at(sq))
                 .map_or(0.0, |p| worth(before.board(), &p));
-            let mut after = before.clone();
-            after.apply_declared(actor, &action);
-            risk += danger(&after, actor.opponent());
             n += 1.0;
+            if before.correct(actor, &action).is_err() {
+                incorrect += 1.0;
+            } else {
+                // A doubt costs only where the action is correct: there the opponent
+                // acts again, with the types that made it (a rook that took down a
+                // file may take down it again), so the risk is weighed there alone.
+                let mut after = before.clone();
+                after.apply_declared(actor, &action);
+                risk += danger(&after, actor.opponent());
+            }
             if self.spent() {
                 break;
             }
         }
         let drawn = incorrect / n;
+        let risk = risk / (n - incorrect).max(1.0);
         // How honest the opponent's moves are weighs against what the draws say: an
         // honest side plays moves its types can make, so a move many types could
         // make is most likely correct (R-D6 verdicts teach how honest it is).
@@ -114,7 +119,7 @@ impl<'a> Search<'a> {
         } else {
             drawn / (drawn + (1.0 - drawn) * odds)
         };
-        q * (taken / n + TEMPO) > (1.0 - q) * (TEMPO + risk / n)
+        q * (taken / n + TEMPO) > (1.0 - q) * (TEMPO + risk)
     }
 
     /// The best action for `me` and whether it is a bluff (correct in fewer than
