@@ -12,11 +12,22 @@ use tempfile::TempDir;
 
 /// The strong agent with a small node budget, so that a debug build answers fast.
 fn strong(seed: u64) -> String {
-    format!("{} agent strong --seed {seed} --nodes 2000", quoted_exe())
+    strong_with(seed, 2000)
 }
 
+/// The strong agent with `nodes` to search per decision.
+fn strong_with(seed: u64, nodes: u64) -> String {
+    format!("{} agent strong --seed {seed} --nodes {nodes}", quoted_exe())
+}
+
+/// Nodes per decision of the strong agent in the Parker strength tests: few enough
+/// that a debug build on a busy machine plays their games well inside the hang
+/// bound with a minute a move, so the budget, never the clock, decides the games.
+const PARKER_TEST_NODES: u64 = 800;
+
 /// Plays a tournament of `games` games of `game` with `options` between the strong
-/// agent and greedy ones, and returns the summary.
+/// agent (with [`PARKER_TEST_NODES`] and a minute a move, so that how busy the
+/// machine is does not change the games) and greedy ones, and returns the summary.
 fn against_greedy(game: &str, options: &[&str], seats: usize, games: usize) -> serde_json::Value {
     let dir = TempDir::new().unwrap();
     let mut run = referee_in(dir.path());
@@ -29,11 +40,16 @@ fn against_greedy(game: &str, options: &[&str], seats: usize, games: usize) -> s
         "--json",
         "--report-every",
         "0",
+        "--st",
+        "60",
     ]);
     for o in options {
         run.args(["-o", o]);
     }
-    run.args(["--agent", &format!("name=strong cmd='{}'", strong(1))]);
+    run.args([
+        "--agent",
+        &format!("name=strong cmd='{}'", strong_with(1, PARKER_TEST_NODES)),
+    ]);
     for i in 1..seats {
         run.args([
             "--agent",

@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use super::parker::point_cost;
-use crate::game::parker::board::Colour;
+use crate::game::parker::board::{Colour, Point, POINTS};
 use crate::game::parker::rules::{Action, Position, Variant};
 use crate::game::parker::seating::Seating;
 use crate::rng::Rng;
@@ -58,6 +58,7 @@ pub(super) fn choose(
         side: seating.side(pos.to_move),
         nodes: 0,
         budget,
+        cost: Colour::ALL.map(|c| std::array::from_fn(|i| point_cost(variant, c, Point::from_index(i)))),
     };
     let mut root = search.ordered(pos, ROOT_BEAM);
     if root.is_empty() {
@@ -88,6 +89,9 @@ struct Search<'a> {
     side: usize,
     nodes: u64,
     budget: Budget,
+    /// What each point costs each colour (`point_cost`), priced once per decision:
+    /// pricing a point scans a home, and a search prices millions of them.
+    cost: [[i64; POINTS]; 4],
 }
 
 impl Search<'_> {
@@ -127,9 +131,9 @@ impl Search<'_> {
     /// Alpha-beta value of `pos` for the bot's side; `None` once the budget is spent.
     fn value(&mut self, pos: &Position, depth: u32, mut alpha: i64, mut beta: i64) -> Option<i64> {
         self.nodes += 1;
-        if self.nodes > self.budget.nodes
-            || (self.nodes % 256 == 0 && self.budget.deadline.is_some_and(|d| Instant::now() >= d))
-        {
+        // The clock is read at every node: a node's moves (hundreds of leap chains)
+        // cost far more than reading it, and crowded positions can take milliseconds.
+        if self.nodes > self.budget.nodes || self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         if depth == 0 {
@@ -140,6 +144,9 @@ impl Search<'_> {
         if moves.is_empty() {
             // A colour without a move passes (R-B5).
             return self.after(pos, &Action::Pass, depth, alpha, beta);
+        }
+        if depth == 1 && self.variant == Variant::PegChow {
+            return Some(self.last_ply(pos, &moves));
         }
         let mut best = if ours { -WIN - 2 } else { WIN + 2 };
         for (_, action) in &moves {
@@ -158,25 +165,68 @@ impl Search<'_> {
         Some(best)
     }
 
+    /// The value of the last ply in Peg Chow, without making the moves: there the
+    /// estimate is exactly what a move changes in its colour's worth, and the best
+    /// move for the mover, whichever side it is on, is the first of `moves`.
+    fn last_ply(&mut self, pos: &Position, moves: &[(i64, Action)]) -> i64 {
+        self.nodes += moves.len() as u64;
+        let mover = pos.to_move;
+        let ours = self.seating.side(mover) == self.side;
+        let gain = moves[0].0;
+        if gain >= WIN {
+            return if ours { WIN + 1 } else { -WIN - 1 };
+        }
+        let mut worth = self.worths(pos);
+        worth[mover.index()] += gain;
+        self.combine(&worth)
+    }
+
     /// The moves of the colour to move, best first by a one-move estimate, at most
     /// `beam` of them.
     fn ordered(&self, pos: &Position, beam: usize) -> Vec<(i64, Action)> {
         let mover = pos.to_move;
+        let holes = self.holes(pos, mover);
         let mut scored: Vec<(i64, Action)> = pos
             .moves(self.variant, self.seating)
             .into_iter()
-            .map(|action| (self.estimate(pos, mover, &action), action))
+            .map(|action| (self.estimate(pos, mover, holes, &action), action))
             .collect();
+        // Only the best `beam` are searched: pick them out before sorting them.
+        if scored.len() > beam {
+            scored.select_nth_unstable_by_key(beam - 1, |(score, _)| -score);
+            scored.truncate(beam);
+        }
         scored.sort_by_key(|(score, _)| -score);
-        scored.truncate(beam);
         scored
     }
 
+    /// Peg Chow: the points of `mover`'s target home not yet filled for its win
+    /// (R-B7: by its own counters or the home's owner's); Telka: none counted.
+    fn holes(&self, pos: &Position, mover: Colour) -> usize {
+        if self.variant == Variant::Telka {
+            return usize::MAX;
+        }
+        let target = mover.target();
+        let owner = self.seating.colours().contains(&target).then_some(target);
+        target
+            .home_points()
+            .filter(|&p| {
+                let c = pos.at(p);
+                c != Some(mover) && (c.is_none() || c != owner)
+            })
+            .count()
+    }
+
     /// What a move gains its colour at once: distance made towards its goal, and
-    /// counters captured.
-    fn estimate(&self, pos: &Position, mover: Colour, action: &Action) -> i64 {
+    /// counters captured; in Peg Chow, a move filling the last of `holes` wins, and
+    /// is worth [`WIN`] so that no beam leaves it out.
+    fn estimate(&self, pos: &Position, mover: Colour, holes: usize, action: &Action) -> i64 {
         let Action::Path(points) = action else { return 0 };
         let (from, to) = (points[0], points[points.len() - 1]);
+        let target = Some(mover.target());
+        if holes == 1 && to.home() == target && from.home() != target {
+            return WIN;
+        }
         let captures = match self.variant {
             Variant::Telka => points
                 .windows(2)
@@ -194,24 +244,57 @@ impl Search<'_> {
                 .count() as i64,
             Variant::PegChow => 0,
         };
-        point_cost(self.variant, mover, from) - point_cost(self.variant, mover, to) + 30 * captures
+        let cost = &self.cost[mover.index()];
+        cost[from.index()] - cost[to.index()] + 30 * captures
     }
 
-    /// The position's worth to the bot's side: the progress of its colours minus
-    /// that of the others.
+    /// The position's worth to the bot's side.
     fn evaluate(&self, pos: &Position) -> i64 {
-        self.seating
-            .colours()
-            .iter()
-            .map(|&c| {
-                let worth = self.colour_worth(pos, c);
-                if self.seating.side(c) == self.side {
-                    worth
-                } else {
-                    -worth
-                }
-            })
-            .sum()
+        self.combine(&self.worths(pos))
+    }
+
+    /// The worth of a position to the bot's side, from each colour's progress (by
+    /// colour index): its own side's minus the others'. In Peg Chow with teams, a
+    /// team is as strong as its colour nearest to winning (one colour's win is its
+    /// team's, R-B7), and the other a little; so the bot races its team's leader and
+    /// blocks the other team's leader rather than whichever is easiest to hold back.
+    /// Otherwise every colour counts in full: in Telka captures fight over every
+    /// counter, and three sides are three races that the others must all lose.
+    fn combine(&self, worth: &[i64; 4]) -> i64 {
+        let teams = self.seating.players() == 4 || self.seating.colours_per_player() == 2;
+        if self.variant == Variant::Telka || !teams {
+            return self
+                .seating
+                .colours()
+                .iter()
+                .map(|&c| {
+                    let w = worth[c.index()];
+                    if self.seating.side(c) == self.side {
+                        w
+                    } else {
+                        -w
+                    }
+                })
+                .sum();
+        }
+        let (mut ours, mut theirs) = (Leader::default(), Leader::default());
+        for &c in self.seating.colours() {
+            if self.seating.side(c) == self.side {
+                ours.add(worth[c.index()]);
+            } else {
+                theirs.add(worth[c.index()]);
+            }
+        }
+        ours.value() - theirs.value()
+    }
+
+    /// Each colour's progress in `pos` (by colour index; 0 for colours not in play).
+    fn worths(&self, pos: &Position) -> [i64; 4] {
+        let mut worth = [0; 4];
+        for &c in self.seating.colours() {
+            worth[c.index()] = self.colour_worth(pos, c);
+        }
+        worth
     }
 
     /// How close colour `c` is to its goal (higher is closer), the goal being R-B7's.
@@ -219,7 +302,8 @@ impl Search<'_> {
     /// each counter it still has (fewer than three cannot win); Peg Chow: all of its
     /// counters, since every point of the target home must be filled.
     fn colour_worth(&self, pos: &Position, c: Colour) -> i64 {
-        let mut costs: Vec<i64> = pos.counters(c).map(|p| point_cost(self.variant, c, p)).collect();
+        let cost = &self.cost[c.index()];
+        let mut costs: Vec<i64> = pos.counters(c).map(|p| cost[p.index()]).collect();
         match self.variant {
             Variant::Telka => {
                 costs.sort_unstable();
@@ -242,6 +326,32 @@ impl Search<'_> {
             .map(|k| order[(at + k) % order.len()])
             .find(|&c| pos.counters(c).next().is_some())
             .unwrap_or(mover)
+    }
+}
+
+/// The worth of a group of colours: its best colour's, and a quarter of the rest.
+#[derive(Default)]
+struct Leader {
+    best: Option<i64>,
+    rest: i64,
+}
+
+impl Leader {
+    /// Counts one more colour of the group.
+    fn add(&mut self, worth: i64) {
+        match self.best {
+            Some(b) if b >= worth => self.rest += worth,
+            Some(b) => {
+                self.rest += b;
+                self.best = Some(worth);
+            }
+            None => self.best = Some(worth),
+        }
+    }
+
+    /// The group's worth.
+    fn value(&self) -> i64 {
+        self.best.unwrap_or(0) + self.rest / 4
     }
 }
 
