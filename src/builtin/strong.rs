@@ -43,6 +43,58 @@ pub struct Budget {
     pub deadline: Option<Instant>,
 }
 
+impl Budget {
+    /// Whether a search that has counted `nodes` nodes must stop: past the node
+    /// budget, or past the deadline.
+    ///
+    /// The clock is read at every node, in every game's search: a node's moves
+    /// (hundreds of leap chains in Peg Chow, a board of drawn positions in
+    /// I-Doubt-It) cost far more than reading it, and reading it every 256 nodes
+    /// let a loaded machine run seconds past the deadline, into time losses.
+    pub fn spent(&self, nodes: u64) -> bool {
+        nodes > self.nodes || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// A node of a paranoid alpha-beta search: the best value found so far for the
+/// side to move, and the window `alpha`..`beta` within which a value still matters.
+/// Every game's search folds its children through it.
+pub(super) struct Node {
+    /// Whether the side to move is the bot's (it maximises; the others minimise).
+    ours: bool,
+    /// The best value found so far, for the side to move.
+    pub best: i64,
+    /// The value the bot is already sure of.
+    pub alpha: i64,
+    /// The value the others are already sure of holding the bot to.
+    pub beta: i64,
+}
+
+impl Node {
+    /// A node where the bot moves when `ours`, with `best` before any child.
+    pub fn new(ours: bool, best: i64, alpha: i64, beta: i64) -> Node {
+        Node {
+            ours,
+            best,
+            alpha,
+            beta,
+        }
+    }
+
+    /// Takes a child's value; `true` when the other children cannot change what the
+    /// node is worth to its parent (a cut-off).
+    pub fn take(&mut self, value: i64) -> bool {
+        if self.ours {
+            self.best = self.best.max(value);
+            self.alpha = self.alpha.max(value);
+        } else {
+            self.best = self.best.min(value);
+            self.beta = self.beta.min(value);
+        }
+        self.alpha >= self.beta
+    }
+}
+
 /// The best move for the colour to move in `pos`, found within `budget`; `None`
 /// when it has no move.
 pub(super) fn choose(
@@ -129,11 +181,9 @@ impl Search<'_> {
     }
 
     /// Alpha-beta value of `pos` for the bot's side; `None` once the budget is spent.
-    fn value(&mut self, pos: &Position, depth: u32, mut alpha: i64, mut beta: i64) -> Option<i64> {
+    fn value(&mut self, pos: &Position, depth: u32, alpha: i64, beta: i64) -> Option<i64> {
         self.nodes += 1;
-        // The clock is read at every node: a node's moves (hundreds of leap chains)
-        // cost far more than reading it, and crowded positions can take milliseconds.
-        if self.nodes > self.budget.nodes || self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.budget.spent(self.nodes) {
             return None;
         }
         if depth == 0 {
@@ -148,21 +198,13 @@ impl Search<'_> {
         if depth == 1 && self.variant == Variant::PegChow {
             return Some(self.last_ply(pos, &moves));
         }
-        let mut best = if ours { -WIN - 2 } else { WIN + 2 };
+        let mut node = Node::new(ours, if ours { -WIN - 2 } else { WIN + 2 }, alpha, beta);
         for (_, action) in &moves {
-            let v = self.after(pos, action, depth, alpha, beta)?;
-            if ours {
-                best = best.max(v);
-                alpha = alpha.max(v);
-            } else {
-                best = best.min(v);
-                beta = beta.min(v);
-            }
-            if alpha >= beta {
+            if node.take(self.after(pos, action, depth, node.alpha, node.beta)?) {
                 break;
             }
         }
-        Some(best)
+        Some(node.best)
     }
 
     /// The value of the last ply in Peg Chow, without making the moves: there the

@@ -2,8 +2,6 @@
 //! scored in positions drawn from the belief, two plies deep, and the doubt of the
 //! opponent's last action is weighed against the turn it may cost.
 
-use std::time::Instant;
-
 use super::belief::Belief;
 use super::Budget;
 use crate::game::idoubtit::board::{BoardKind, Kind, Piece, Side};
@@ -59,7 +57,8 @@ impl<'a> Search<'a> {
 
     /// Whether the budget is spent: nodes, or the clock's deadline.
     fn spent(&self) -> bool {
-        self.nodes >= self.budget.nodes || self.budget.deadline.is_some_and(|d| Instant::now() >= d)
+        // The next node would be one too many.
+        self.budget.spent(self.nodes + 1)
     }
 
     /// Whether doubting the opponent's pending action pays (R-D6): the chance it is

@@ -3,11 +3,10 @@
 
 use super::{estimate, worth, WIN};
 use crate::builtin::multichess::distance;
-use crate::builtin::strong::Budget;
+use crate::builtin::strong::{Budget, Node};
 use crate::game::multichess::board::{Area, Kind, Square};
 use crate::game::multichess::rules::{Move, Position};
 use crate::game::Seat;
-use std::time::Instant;
 
 /// Moves searched per full-width node below the root.
 const BEAM: usize = 10;
@@ -116,12 +115,11 @@ impl Search {
     /// Counts a node; `None` once the budget is spent.
     fn tick(&mut self) -> Option<()> {
         self.nodes += 1;
-        let late = self.nodes % 256 == 0 && self.budget.deadline.is_some_and(|d| Instant::now() >= d);
-        (self.nodes <= self.budget.nodes && !late).then_some(())
+        (!self.budget.spent(self.nodes)).then_some(())
     }
 
     /// Alpha-beta value of `board` for the bot, `depth` full-width plies deep.
-    fn value(&mut self, board: &Position, depth: u32, mut alpha: i64, mut beta: i64) -> Option<i64> {
+    fn value(&mut self, board: &Position, depth: u32, alpha: i64, beta: i64) -> Option<i64> {
         self.tick()?;
         if let Some(end) = self.finished(board) {
             return Some(end);
@@ -139,35 +137,24 @@ impl Search {
         }
         moves.sort_by_cached_key(|(_, m)| -estimate(board, m));
         moves.truncate(BEAM);
-        let mut best = if ours { -WIN - 2 } else { WIN + 2 };
+        let mut node = Node::new(ours, if ours { -WIN - 2 } else { WIN + 2 }, alpha, beta);
         for (seat, mv) in &moves {
-            let v = self.value(&self.play(board, *seat, mv), depth - 1, alpha, beta)?;
-            if ours {
-                best = best.max(v);
-                alpha = alpha.max(v);
-            } else {
-                best = best.min(v);
-                beta = beta.min(v);
-            }
-            if alpha >= beta {
+            let next = self.play(board, *seat, mv);
+            if node.take(self.value(&next, depth - 1, node.alpha, node.beta)?) {
                 break;
             }
         }
-        Some(best)
+        Some(node.best)
     }
 
     /// The capture-only search: the side to move may stop (the position as it
     /// stands) or capture, its most valuable captures first. The others may
     /// capture up to `left` times in a row before the bot answers.
-    fn captures(&mut self, board: &Position, mut alpha: i64, mut beta: i64, left: u8) -> Option<i64> {
+    fn captures(&mut self, board: &Position, alpha: i64, beta: i64, left: u8) -> Option<i64> {
         let ours = self.ours(board);
         let stand = self.evaluate(board);
-        if ours {
-            alpha = alpha.max(stand);
-        } else {
-            beta = beta.min(stand);
-        }
-        if alpha >= beta {
+        let mut node = Node::new(ours, stand, alpha, beta);
+        if node.take(stand) {
             return Some(stand);
         }
         let mut moves: Vec<(i64, Seat, Move)> = self
@@ -178,7 +165,6 @@ impl Search {
             .collect();
         moves.sort_by_key(|(e, _, _)| -e);
         moves.truncate(CAPTURE_BEAM);
-        let mut best = stand;
         for (_, seat, mv) in &moves {
             self.tick()?;
             let mut next = self.play(board, *seat, mv);
@@ -190,20 +176,13 @@ impl Search {
             }
             let v = match self.finished(&next) {
                 Some(end) => end,
-                None => self.captures(&next, alpha, beta, after)?,
+                None => self.captures(&next, node.alpha, node.beta, after)?,
             };
-            if ours {
-                best = best.max(v);
-                alpha = alpha.max(v);
-            } else {
-                best = best.min(v);
-                beta = beta.min(v);
-            }
-            if alpha >= beta {
+            if node.take(v) {
                 break;
             }
         }
-        Some(best)
+        Some(node.best)
     }
 
     /// The value of a finished game: the bot out (its king taken, R-M5) or last.
