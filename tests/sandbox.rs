@@ -3,6 +3,7 @@
 //! its seat plays legal moves. The attacker reads nothing of the record, the logs or
 //! the referee, writes into no other pipe, signals nobody, and nothing it starts
 //! outlives the match, or a SIGKILLed referee; the innocent seat never forfeits.
+//! Without a sandbox, a run says so once its agents may have started.
 //!
 //! Needs bubblewrap and python3 (`.ci/run` installs bubblewrap); without them each
 //! test says why and passes.
@@ -237,4 +238,35 @@ fn resuming_a_record_from_someone_else_starts_none_of_its_commands() {
         .output()
         .unwrap();
     assert_eq!(given.status.code(), Some(0), "{}", text(&given.stderr));
+}
+
+/// Runs `referee match` in `dir` with a PATH where no `bwrap` is found, so that
+/// `--sandbox auto` (the default) finds no sandbox, and returns its stderr.
+fn match_without_bwrap(dir: &Path, record: &str) -> String {
+    let out = referee_in(dir)
+        .env("PATH", dir)
+        .args(["match", "--game", "telka", "--record", record])
+        .args(["--agent", "no-such-bot-anywhere"])
+        .timeout(HANG_BOUND)
+        .output()
+        .expect("run referee match");
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", text(&out.stderr));
+    text(&out.stderr)
+}
+
+#[test]
+fn a_run_without_a_sandbox_says_so_once_agents_may_have_started_even_when_it_fails() {
+    let dir = TempDir::new().unwrap();
+    let warning = "referee: warning: the bots are not isolated";
+    // The agent cannot start: the run fails once agents are being started, and says
+    // both that they were not isolated and why it failed.
+    let err = match_without_bwrap(dir.path(), "r.jsonl");
+    assert!(err.contains(warning), "{err}");
+    assert!(err.contains("cannot start agent `no-such-bot-anywhere`"), "{err}");
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
+    // Refused before any agent starts, it says only why, in one line.
+    std::fs::write(dir.path().join("taken.jsonl"), "").unwrap();
+    let err = match_without_bwrap(dir.path(), "taken.jsonl");
+    assert!(!err.contains(warning), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

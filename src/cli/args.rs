@@ -160,15 +160,35 @@ pub struct AgentArgs {
 
 /// The warning that the bots run without a sandbox, said at most once: when the
 /// first game is under way, so that a run refused before it starts says only why,
-/// in one line.
+/// in one line; or, once [`arm`](Self::arm)ed, when it is dropped, so that a run
+/// that fails or is interrupted after its agents may have started still says it.
 #[derive(Debug)]
-pub struct UnisolatedWarning(Option<String>);
+pub struct UnisolatedWarning {
+    /// The text, until it is said.
+    text: Option<String>,
+    /// Whether agents may have started, so that dropping it says it.
+    armed: bool,
+}
 
 impl UnisolatedWarning {
     /// Prints the warning on stderr, the first time only.
     pub fn say(&mut self) {
-        if let Some(warning) = self.0.take() {
+        if let Some(warning) = self.text.take() {
             eprintln!("{warning}");
+        }
+    }
+
+    /// Marks the point past which agents may start: from there on, the warning is
+    /// said however the run ends.
+    pub fn arm(&mut self) {
+        self.armed = true;
+    }
+}
+
+impl Drop for UnisolatedWarning {
+    fn drop(&mut self) {
+        if self.armed {
+            self.say();
         }
     }
 }
@@ -202,7 +222,13 @@ impl AgentArgs {
             )),
             _ => None,
         };
-        Ok((isolation, UnisolatedWarning(warning)))
+        Ok((
+            isolation,
+            UnisolatedWarning {
+                text: warning,
+                armed: false,
+            },
+        ))
     }
 
     /// Whether sandboxed agents keep the network.

@@ -262,6 +262,7 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         ))?;
     }
     let (verbose, quiet) = (args.verbose, args.quiet);
+    warning.arm();
     let mut progress = |p: Progress<'_>| {
         // The game is under way: the agents started and one of them acted.
         warning.say();

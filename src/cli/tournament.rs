@@ -309,6 +309,7 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     super::match_cmd::watch_interrupt()?;
     let mut live =
         Live::new(&def, args.report_every, std::io::stderr().is_terminal()).map_err(Failure::usage)?;
+    warning.arm();
     let mut report = |event: tournament::Event<'_>, results: &[tournament::GameResult]| {
         // A game was played: the run is under way.
         warning.say();
