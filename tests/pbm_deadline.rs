@@ -548,3 +548,36 @@ fn a_signed_game_stays_signed_and_outdir_gets_the_messages() {
         &["verify", RECORD, "--key", "judge.pub"],
     );
 }
+
+/// The messages in `out`, by the seat each is to.
+fn messages_by_seat(out: &str) -> Vec<(String, String)> {
+    let marker = "=== referee play-by-mail message to seat ";
+    out.split(marker)
+        .skip(1)
+        .map(|m| (m.split(' ').next().unwrap().to_string(), m.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_late_tick_that_extends_and_reminds_tells_only_the_seat_to_act_of_its_reminder() {
+    let dir = game(&["--deadline", "1h", "--reminder", "30m", "--nmr", "extend"]);
+    let d = dir.path();
+    // No tick ran in alice's reminder window: this one extends her deadline to 14:00
+    // and, being within 30 minutes of that, reminds her.
+    let out = ok(d, "2026-03-01T13:40:00Z", &["pbm", "tick", RECORD]);
+    assert_eq!(
+        deadline_events(d),
+        [(1, "extended".to_string()), (1, "reminder".to_string())]
+    );
+    let (extended, reminder) = (
+        "note: seat 1 missed its deadline 2026-03-01T13:00:00Z: extended once",
+        "note: reminder: seat 1 is to act by",
+    );
+    let messages = messages_by_seat(&out);
+    assert_eq!(messages.len(), 2, "{out}");
+    for (seat, message) in &messages {
+        assert!(message.contains(extended), "seat {seat}: {message}");
+        assert_eq!(message.contains(reminder), seat == "1", "seat {seat}: {message}");
+    }
+    assert_verifies(&d.join(RECORD));
+}

@@ -136,10 +136,17 @@ pub fn tick(path: &Path) -> Result<Vec<Message>, PbmError> {
     let now = crate::wall_clock::now();
     let mut game = open.replay.game.boxed_clone();
     let mut lines = open.replay.lines.clone();
-    let notes = due(&open.replay.header, &rule, game.as_mut(), &mut lines, now, &salt);
+    due(&open.replay.header, &rule, game.as_mut(), &mut lines, now, &salt);
     if lines.len() == open.replay.lines.len() {
         return Ok(Vec::new());
     }
+    let written: Vec<DeadlineLine> = lines[open.replay.lines.len()..]
+        .iter()
+        .filter_map(|l| match l {
+            Line::Deadline(d) => Some(d.clone()),
+            _ => None,
+        })
+        .collect();
     let reminder_only = lines[open.replay.lines.len()..]
         .iter()
         .all(|l| matches!(l, Line::Deadline(d) if d.event == DeadlineEvent::Reminder));
@@ -147,11 +154,11 @@ pub fn tick(path: &Path) -> Result<Vec<Message>, PbmError> {
         true => reminded(&held, path, &open, &lines)?,
         false => write_changes(&held, path, &open, game.as_ref(), lines, salt)?,
     };
-    Ok(messages.into_iter().map(|m| noted(m, &notes)).collect())
+    Ok(messages.into_iter().map(|m| noted(m, &written)).collect())
 }
 
 /// Appends to `lines` what is due `now`: every missed deadline's rule applied in
-/// turn, then the reminder of the seat to act; returns the notes saying so.
+/// turn, then the reminder of the seat to act.
 fn due(
     header: &Header,
     rule: &DeadlineRule,
@@ -159,8 +166,7 @@ fn due(
     lines: &mut Vec<Line>,
     now: SystemTime,
     salt: &str,
-) -> Vec<String> {
-    let mut notes = Vec::new();
+) {
     // Each pass settles one missed deadline; a seat's next one starts now, so this
     // ends, and the bound only guards against a game that never moves on.
     for _ in 0..=4 * game.seat_count() {
@@ -168,36 +174,21 @@ fn due(
             break;
         };
         if now < cur.deadline {
-            remind(rule, cur, now, lines, &mut notes);
+            remind(rule, cur, now, lines);
             break;
         }
-        missed(game, rule, cur, now, lines, &mut notes, salt);
+        missed(game, rule, cur, now, lines, salt);
     }
-    notes
 }
 
 /// Records a reminder for the seat to act, if one is due and none was sent this turn.
-fn remind(
-    rule: &DeadlineRule,
-    cur: Current,
-    now: SystemTime,
-    lines: &mut Vec<Line>,
-    notes: &mut Vec<String>,
-) {
+fn remind(rule: &DeadlineRule, cur: Current, now: SystemTime, lines: &mut Vec<Line>) {
     let Some(before) = rule.reminder else { return };
     if cur.reminded || now + Duration::from_secs(before) < cur.deadline {
         return;
     }
     let deadline = format_rfc3339(cur.deadline);
-    push_deadline(
-        lines,
-        notes,
-        cur.seat,
-        DeadlineEvent::Reminder,
-        deadline,
-        None,
-        now,
-    );
+    push_deadline(lines, cur.seat, DeadlineEvent::Reminder, deadline, None, now);
 }
 
 /// Writes a reminder line alone; only the reminded seat is sent a message.
@@ -221,28 +212,19 @@ fn missed(
     cur: Current,
     now: SystemTime,
     lines: &mut Vec<Line>,
-    notes: &mut Vec<String>,
     salt: &str,
 ) {
     let (seat, missed) = (cur.seat, format_rfc3339(cur.deadline));
     let pass = rule.nmr == Nmr::Pass && game.legal_actions().iter().any(|a| a == "pass");
     if rule.nmr == Nmr::Extend && !cur.extended {
         let until = format_rfc3339(cur.deadline + Duration::from_secs(rule.seconds));
-        push_deadline(
-            lines,
-            notes,
-            seat,
-            DeadlineEvent::Extended,
-            missed,
-            Some(until),
-            now,
-        );
+        push_deadline(lines, seat, DeadlineEvent::Extended, missed, Some(until), now);
     } else if pass {
-        push_deadline(lines, notes, seat, DeadlineEvent::Passed, missed, None, now);
+        push_deadline(lines, seat, DeadlineEvent::Passed, missed, None, now);
         lines.push(pass_line(game, seat, now));
     } else {
         let detail = format!("missed its deadline {missed}");
-        push_deadline(lines, notes, seat, DeadlineEvent::Forfeited, missed, None, now);
+        push_deadline(lines, seat, DeadlineEvent::Forfeited, missed, None, now);
         lines.push(forfeit_line(game, seat, detail, now));
     }
     commit_if_due(game, lines, salt);
@@ -280,10 +262,9 @@ fn forfeit_line(game: &mut dyn Game, seat: Seat, detail: String, now: SystemTime
     })
 }
 
-/// Appends a deadline line written `now`, and the note that tells the seats of it.
+/// Appends a deadline line written `now`.
 fn push_deadline(
     lines: &mut Vec<Line>,
-    notes: &mut Vec<String>,
     seat: Seat,
     event: DeadlineEvent,
     deadline: String,
@@ -297,14 +278,19 @@ fn push_deadline(
         until,
         time: Some(format_rfc3339(now)),
     };
-    notes.push(line.summary());
     lines.push(Line::Deadline(line));
 }
 
-/// `m` with `notes` after its marker line, as the replies to a mail carry theirs.
-fn noted(mut m: Message, notes: &[String]) -> Message {
+/// `m` with a note of each deadline line of `written` its seat is told of (another
+/// seat's reminder is not, as `show --seat` shows it), after its marker line, as
+/// the replies to a mail carry theirs.
+fn noted(mut m: Message, written: &[DeadlineLine]) -> Message {
     let (first, rest) = m.text.split_once('\n').unwrap_or((&m.text, ""));
-    let notes: String = notes.iter().map(|n| format!("note: {n}\n")).collect();
+    let notes: String = written
+        .iter()
+        .filter(|d| d.told_to(m.seat))
+        .map(|d| format!("note: {}\n", d.summary()))
+        .collect();
     m.text = format!("{first}\n{notes}{rest}");
     m
 }
@@ -354,13 +340,13 @@ mod tests {
             reminded: false,
             extended: false,
         };
-        let (mut lines, mut notes) = (Vec::new(), Vec::new());
+        let mut lines = Vec::new();
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(61);
-        missed(game.as_mut(), &rule, cur, now, &mut lines, &mut notes, "00");
+        missed(game.as_mut(), &rule, cur, now, &mut lines, "00");
         assert!(matches!(&lines[0], Line::Deadline(d) if d.event == DeadlineEvent::Passed));
         assert!(matches!(&lines[1], Line::Action(a) if a.action == "pass" && a.forced && a.seat == seat));
         assert_eq!(lines.len(), 2);
-        assert!(notes[0].ends_with("it passes"), "{notes:?}");
+        assert!(matches!(&lines[0], Line::Deadline(d) if d.summary().ends_with("it passes")));
     }
 
     #[test]
