@@ -9,9 +9,9 @@
 //! Chains of leaps make hundreds of moves per position, so each node looks only at
 //! its most promising moves by a one-move estimate (the greedy bot's), and the
 //! search deepens one ply at a time until its node budget is spent; the budget, not
-//! the clock, decides how deep it goes, so a seed and a budget give the same game.
-//! The clock only stops it early, when half the time the referee allows for the
-//! decision has passed.
+//! the clock, decides how deep it goes, so a seed and a budget give the same game
+//! whenever the clock does not stop a search. The clock only stops it early, when
+//! half the time the referee allows for the decision has passed.
 
 use std::time::Instant;
 

@@ -25,8 +25,8 @@
 //! loses for sure (R-D7).
 //!
 //! The number of drawn positions comes from the node budget (`--nodes`), so a seed
-//! and a budget give the same game; the clock only stops it early, at half of what
-//! the referee allows for the decision.
+//! and a budget give the same game unless the clock stops a search, which it does
+//! only early, at half of what the referee allows for the decision.
 
 mod belief;
 mod search;

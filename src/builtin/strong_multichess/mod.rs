@@ -36,15 +36,15 @@
 //! that loses latest is the one the real, uncoordinated seats will most likely
 //! miss. The search deepens until `--nodes` is spent or half of the decision's time
 //! has passed; the last depth finished decides, so a seed (ties at the root) and a
-//! budget give the same game. A root move that undoes one of its last moves costs a
+//! budget give the same game unless the clock stops a search. A root move that undoes one of its last moves costs a
 //! little, so that the bot does not shuffle while the plies run out (R-M6).
 //!
 //! **Evaluation.** Material, its own at one and a half times the others' (keeping is
 //! worth more than taking when several seats may strike), a lost king as a loss, and
 //! small terms for heading to the believed enemy kings and promoting pawns, and a
 //! piece of its own counted half lost where a hidden slider may reach it. The king
-//! stays home, except when it has no pieces left to hunt with and the others have
-//! nothing but their kings: then it hunts itself, since an enemy king that steps
+//! stays home, except when it has less than a rook's worth of pieces besides king
+//! and pawns to hunt with and the others have nothing but their kings: then it hunts itself, since an enemy king that steps
 //! next to it is taken, and staying home only waits for the ply limit.
 //!
 
