@@ -87,7 +87,6 @@ impl Belief {
     /// (they all happened since the last decision).
     fn absorb(&mut self, view: &Position, events: &[String]) {
         for event in events {
-            let event = event.strip_prefix("event ").unwrap_or(event);
             let mut words = event.split(' ');
             if words.next() != Some("square") {
                 continue;
