@@ -175,7 +175,7 @@ fn check_seat_balance(players: usize, entrants: &[(&str, u64)], games: usize) {
         "-o",
         &format!("players={players}"),
         "-o",
-        "max-plies=300",
+        "max-plies=100",
     ]);
     args.extend(words(&[
         "--games",
@@ -416,6 +416,8 @@ fn shards_of_a_multi_seat_tournament_split_and_merge_exactly() {
         "multichess",
         "-o",
         "players=3",
+        "-o",
+        "max-plies=200",
         "--agent",
         "builtin:greedy",
         "--agent",
@@ -432,11 +434,14 @@ fn shards_of_a_multi_seat_tournament_split_and_merge_exactly() {
 // ---------------------------------------------------------------------------
 // 3. Resume
 
-/// A tournament long enough (a few seconds) to be stopped in the middle.
+/// A tournament long enough (a few seconds) to be stopped in the middle; the ply
+/// limit keeps the drawn games between the two random agents short.
 fn resume_args() -> Vec<String> {
     words(&[
         "--game",
         "telka",
+        "-o",
+        "max-plies=200",
         "--agent",
         "builtin:random",
         "--agent",
@@ -644,7 +649,10 @@ fn an_existing_out_needs_resume_with_the_same_arguments() {
 #[test]
 fn greedy_tops_a_table_of_three_bots() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut args = words(&["--game", "telka", "--concurrency", "2", "--games", "4"]);
+    // Greedy wins its games in well under 300 plies; the limit only shortens the
+    // draws between the random agents.
+    let mut args = words(&["--game", "telka", "-o", "max-plies=300"]);
+    args.extend(words(&["--concurrency", "2", "--games", "4"]));
     args.extend(words(&["--agent", "builtin:random", "--agent", "builtin:greedy"]));
     let python = have_python();
     if python {
@@ -692,7 +700,8 @@ fn agents_files_and_agent_flags_give_the_same_tournament() {
     std::fs::write(tmp.path().join("agents.json"), entrants.to_string()).unwrap();
     let toml_text = toml::to_string(&json!({ "agent": entrants })).expect("TOML");
     std::fs::write(tmp.path().join("agents.toml"), toml_text).unwrap();
-    let common = words(&["--game", "telka", "--games", "2", "--concurrency", "2"]);
+    let common = words(&["--game", "telka", "-o", "max-plies=100", "--games", "2"]);
+    let common = [common, words(&["--concurrency", "2"])].concat();
     let flags = [
         spec("alpha", "builtin:greedy", &[]),
         spec("beta", &seeded, &["option.Hash=16", "option.Style=solid"]),
@@ -1634,7 +1643,7 @@ fn the_same_seed_at_concurrency_1_stops_after_the_same_game() {
     let tmp = tempfile::tempdir().unwrap();
     let mut args = shared_args();
     args.retain(|a| a != "--json");
-    let runs: Vec<Vec<usize>> = (0..3)
+    let runs: Vec<Vec<usize>> = (0..2)
         .map(|k| {
             let out = format!("t{k}");
             tournament(tmp.path(), &out, &args);
