@@ -65,6 +65,8 @@ fn an_entrant_that_never_gets_ready_stops_the_run_and_resumes_once_fixed() {
         "tournament",
         "--game",
         "telka",
+        "-o",
+        "max-plies=100",
         "--agent",
         &ghost,
         "--agent",

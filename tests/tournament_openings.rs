@@ -158,6 +158,9 @@ fn every_game_starts_from_a_suite_of_its_own_states() {
         let file = suite(dir.path(), &format!("{game}.txt"), &lines);
         let out = format!("out-{game}");
         let mut args = vec!["--game", game, "--openings", &file, "--seed", "3"];
+        // The random agents' games would run to the default limit of 1,000 or
+        // 2,000 plies; only their starts are checked.
+        args.extend_from_slice(&["-o", "max-plies=100"]);
         args.extend_from_slice(options);
         let agents: Vec<String> = (0..seats.parse().unwrap())
             .flat_map(|i| ["--agent".to_string(), format!("name=b{i} cmd=builtin:random")])
@@ -190,7 +193,16 @@ fn random_order_is_reproducible_and_shards_and_resume_agree_with_one_run() {
         format!("name=r cmd={}", shell_words::quote(&r)),
     );
     let base = [
-        "--game", "pegchow", "--games", "2", "--rounds", "10", "--seed", "11",
+        "--game",
+        "pegchow",
+        "-o",
+        "max-plies=100",
+        "--games",
+        "2",
+        "--rounds",
+        "10",
+        "--seed",
+        "11",
     ];
     let mut args: Vec<&str> = base.to_vec();
     args.extend([
