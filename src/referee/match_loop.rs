@@ -99,8 +99,9 @@ impl Match<'_> {
         forfeits
     }
 
-    /// Writes the header of a new record, with the names the agents gave, and forces
-    /// it to disk unless told never to; a resumed record has its header already.
+    /// Writes the header of a new record, with the names the agents gave, and starts
+    /// forcing it to disk unless told never to; a resumed record has its header
+    /// already.
     /// Returns the seats of the header.
     fn header(&mut self) -> std::io::Result<Vec<SeatEntry>> {
         let config = self.config;
@@ -130,7 +131,11 @@ impl Match<'_> {
         };
         stop_if_interrupted()?;
         if self.resumed.is_none() && config.durability != Durability::Never {
-            self.record.as_mut().expect("the header is written").sync()?;
+            // Beside the game: the result's sync waits for it (`RecordWriter::sync`).
+            self.record
+                .as_mut()
+                .expect("the header is written")
+                .sync_beside()?;
         }
         Ok(seats)
     }
