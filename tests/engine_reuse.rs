@@ -5,7 +5,9 @@
 //! process; the games are the same move for move either way.
 //!
 //! Each entrant is `fixtures/bots/counted.sh`, which adds a token drawn at start-up to
-//! its `id name`: the record headers show which games one process played.
+//! its `id name`: the record headers show which games one process played. Built-in
+//! agents, whose commands differ from game to game by their seed, are checked
+//! through the library, where a match reports its agents' process groups.
 
 mod cli_support;
 
@@ -291,5 +293,76 @@ fn a_bad_restart_policy_is_one_line_and_exit_2() {
             "{stderr}"
         );
         assert!(!tmp.path().join("o").exists(), "nothing is created");
+    }
+}
+
+/// A Telka match between two built-in random agents seeded `seeds`, recorded into
+/// `dir`, through the library as a tournament's worker plays it.
+fn builtin_match(dir: &Path, name: &str, seeds: [u64; 2]) -> referee::referee::MatchConfig {
+    use referee::agent::{AgentSpec, Isolation};
+    use referee::builtin::Strategy;
+    use referee::referee::{AgentCwd, MatchConfig, SeatAgent};
+    let exe = shell_words::quote(exe()).into_owned();
+    let agents = seeds
+        .iter()
+        .map(|&seed| SeatAgent {
+            spec: AgentSpec::new(Strategy::Random.command_line(&exe, seed)),
+            options: Vec::new(),
+            entrant: None,
+            control: None,
+            builtin_seed: Some(seed),
+        })
+        .collect();
+    MatchConfig {
+        game: referee::game::GameId::Telka,
+        options: referee::game::Options::parse(["max-plies=60"]).expect("options"),
+        state: None,
+        agents,
+        control: referee::clock::TimeControl::PerMove(std::time::Duration::from_secs(30)),
+        margin: std::time::Duration::from_millis(50),
+        startup: std::time::Duration::from_secs(60),
+        quit_grace: std::time::Duration::from_secs(5),
+        seed: 1,
+        record: dir.join(format!("{name}.jsonl")),
+        log_dir: None,
+        resume: false,
+        durability: referee::record::Durability::Never,
+        agent_cwd: AgentCwd::Inherit,
+        opening: Vec::new(),
+        isolation: Isolation::NotIsolated("the test looks at the processes".into()),
+        network: false,
+        sign: None,
+        hidden: Vec::new(),
+    }
+}
+
+#[test]
+fn a_kept_builtin_agent_is_reseeded_and_plays_its_next_game_as_a_fresh_one_would() {
+    use referee::referee::play_match_keeping;
+    let tmp = tempfile::tempdir().unwrap();
+    let keep = [true, true];
+    let first = builtin_match(tmp.path(), "first", [11, 12]);
+    let (played, kept) = play_match_keeping(&first, Vec::new(), &keep, &mut |_| {});
+    let first_groups = played.expect("first game").process_groups;
+    assert_eq!(kept.iter().flatten().count(), 2, "both agents kept");
+    // The next game's seeds differ, as a tournament's do from game to game.
+    let next = builtin_match(tmp.path(), "next", [21, 22]);
+    let (played, kept) = play_match_keeping(&next, kept, &keep, &mut |_| {});
+    let next_report = played.expect("next game");
+    assert_eq!(
+        next_report.process_groups, first_groups,
+        "the same processes played the next game"
+    );
+    drop(kept);
+    let fresh = builtin_match(tmp.path(), "fresh", [21, 22]);
+    let (played, _) = play_match_keeping(&fresh, Vec::new(), &[false, false], &mut |_| {});
+    let fresh_report = played.expect("fresh game");
+    assert_ne!(fresh_report.process_groups, first_groups);
+    assert_eq!(
+        next_report.moves, fresh_report.moves,
+        "a reseeded agent plays the game its command would play"
+    );
+    for game in ["first", "next", "fresh"] {
+        assert_verifies(&tmp.path().join(format!("{game}.jsonl")));
     }
 }

@@ -563,6 +563,7 @@ fn bench_config(
                 ),
             }),
             options: Vec::new(),
+            builtin_seed: None,
             entrant: None,
             control: None,
         })

@@ -64,6 +64,13 @@ impl Strategy {
         format!("{exe} agent {} --seed {seed}", self.name())
     }
 
+    /// `command` without the seed [`Strategy::command_line`] gave it (`None` if it
+    /// does not end with that seed): two built-in agents' commands that differ only
+    /// in their seed run the same program, which `setoption name Seed` reseeds.
+    pub fn unseeded(command: &str, seed: u64) -> Option<&str> {
+        command.strip_suffix(&format!(" --seed {seed}"))
+    }
+
     /// The strategy the simple play of the games of hidden information takes:
     /// `None` for `strong`, which plays them by its own modules.
     fn hidden_play(self) -> Option<Strategy> {
@@ -89,6 +96,10 @@ struct Assignment {
     /// Which `newgame` of this process it is (from 1): a process the referee keeps
     /// between games plays each as if it had just started.
     number: u64,
+    /// The seed the game is played from when `setoption name Seed` gave one before
+    /// its `newgame` (a kept process, reseeded for its next game); else the one the
+    /// process was started with.
+    seed: Option<u64>,
 }
 
 /// Runs a built-in agent on `input`/`output` until `quit` or end of input.
@@ -112,7 +123,7 @@ pub fn run(
             // Every game from the seed, so that a kept process plays it as a fresh one.
             if assignment.number != playing {
                 playing = assignment.number;
-                rng = Rng::new(seed);
+                rng = Rng::new(assignment.seed.unwrap_or(seed));
                 memory = multichess::Memory::default();
                 doubting = strong_idoubtit::Memory::default();
             }
@@ -205,6 +216,7 @@ fn converse(
 ) -> io::Result<()> {
     let mut assignment: Option<Assignment> = None;
     let mut games = 0;
+    let mut seed = None;
     let mut view = String::new();
     // Events since the last decision: a stateful bot's memory of what happened.
     let mut events: Vec<String> = Vec::new();
@@ -248,10 +260,12 @@ fn converse(
                         options,
                         seat,
                         number: games,
+                        seed,
                     }),
                     _ => None,
                 };
             }
+            AgentInput::SetOption(name, value) if name == "Seed" => seed = value.parse().ok(),
             AgentInput::View(text) => view = text,
             AgentInput::Event(text) => events.push(text),
             AgentInput::Go { budget_ms, .. } => {

@@ -194,6 +194,7 @@ fn seat_agents(
                 options: Vec::new(),
                 entrant: None,
                 control: None,
+                builtin_seed: None,
             })
         })
         .collect()

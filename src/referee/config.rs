@@ -23,6 +23,10 @@ pub struct SeatAgent {
     pub entrant: Option<String>,
     /// Its own time control instead of the match's (a tournament entrant's `tc=`).
     pub control: Option<TimeControl>,
+    /// For a built-in agent, the seed its command ends with: a kept built-in agent
+    /// started with another seed is told this one (`setoption name Seed`) instead
+    /// of being started again, and plays the game as its command would.
+    pub builtin_seed: Option<u64>,
 }
 
 /// Everything one match needs.

@@ -21,6 +21,10 @@ pub(super) struct Place {
     spec: AgentSpec,
     /// The options it was last sent.
     options: Vec<(String, String)>,
+    /// The seed a built-in agent plays its next game from (its command's).
+    seed: Option<u64>,
+    /// A seed to tell the built-in agent before its next `newgame`.
+    reseed: Option<u64>,
     /// What its sandbox hides; `None` when it is not sandboxed.
     hidden: Option<Hidden>,
     /// Whether its sandbox keeps the network.
@@ -83,6 +87,8 @@ pub(super) fn start_fresh(
     let place = Place {
         spec: agent.spec.clone(),
         options: agent.options.clone(),
+        seed: agent.builtin_seed,
+        reseed: None,
         hidden,
         network: config.network,
         scratch,
@@ -108,18 +114,41 @@ pub(super) fn fitting(
     config: &MatchConfig,
     seat: Seat,
 ) -> Option<(AgentSession, Place)> {
-    let KeptAgent { mut session, place } = kept;
+    let KeptAgent {
+        mut session,
+        mut place,
+    } = kept;
+    let reseed = reseeding(&place, agent);
     // A log directory is one game's: a kept agent's stderr would go to another's.
     let fits = config.log_dir.is_none()
         && !config.resume
-        && place.spec == agent.spec
+        && (place.spec == agent.spec || reseed.is_some())
         && place.network == config.network
         && covers(place.hidden.as_ref(), config);
     if !fits {
         return None;
     }
+    if reseed.is_some() {
+        (place.spec, place.seed, place.reseed) = (agent.spec.clone(), reseed, reseed);
+    }
     session.reseat(seat);
     Some((session, place))
+}
+
+/// The seed to tell the built-in agent of `place` so that it plays `agent`'s game:
+/// `Some` when the two are the same built-in agent (the same spec but for the seed
+/// its command ends with) started with different seeds. Without it a built-in agent,
+/// whose command carries each game's seed, would be started again for every game.
+fn reseeding(place: &Place, agent: &SeatAgent) -> Option<u64> {
+    let (old, new) = (place.seed?, agent.builtin_seed?);
+    let unseeded = |spec: &AgentSpec, seed| {
+        let command = crate::builtin::Strategy::unseeded(&spec.command, seed)?;
+        Some(AgentSpec {
+            command: command.to_string(),
+            ..spec.clone()
+        })
+    };
+    (old != new && unseeded(&place.spec, old)? == unseeded(&agent.spec, new)?).then_some(new)
 }
 
 /// Whether a sandbox that hides `kept` hides everything this match hides, so that a
@@ -161,8 +190,16 @@ pub(super) fn renew(
             continue;
         }
         let wanted = &config.agents[i].options;
-        let changed = (p.options != *wanted).then_some(wanted.as_slice());
+        let mut told: Vec<(String, String)> = if p.options == *wanted {
+            Vec::new()
+        } else {
+            wanted.clone()
+        };
         p.options.clone_from(wanted);
+        if let Some(seed) = p.reseed.take() {
+            told.push(("Seed".to_string(), seed.to_string()));
+        }
+        let changed = (!told.is_empty()).then_some(told.as_slice());
         if let Err(f) = s.send_renewal(changed, id, seats, options) {
             forfeits.push((s.seat(), f));
         }

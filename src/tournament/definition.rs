@@ -184,7 +184,14 @@ pub(super) fn seat_command(
         .and_then(|&who| def.entrants.get(who))
         .ok_or_else(|| format!("game {}: no entrant for seat {}", game.index, seat + 1))?;
     Ok(match crate::builtin::Strategy::from_agent_command(&entrant.cmd) {
-        Some(strategy) => strategy?.command_line(exe, Rng::derive(game.seed, seat as u64 + 1)),
+        Some(strategy) => strategy?.command_line(exe, builtin_seed(game, seat)),
         None => entrant.cmd.clone(),
     })
+}
+
+/// The seed of a built-in agent in seat `seat` (0-based) of `game`: one of the game
+/// and seat, so that a game is the same whichever worker plays it and whatever the
+/// agent played before.
+pub(super) fn builtin_seed(game: &Scheduled, seat: usize) -> u64 {
+    Rng::derive(game.seed, seat as u64 + 1)
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::definition::seat_command;
+use super::definition::{builtin_seed, seat_command};
 use super::engines::Engines;
 use super::results::{record_path, result_of_match, GameResult};
 use super::run::RunOptions;
@@ -60,6 +60,8 @@ fn seat_agents(
                 options: entrant.options.clone(),
                 entrant: Some(entrant.name.clone()),
                 control: entrant.control().map_err(TournamentError::Setup)?,
+                builtin_seed: crate::builtin::Strategy::from_agent_command(&entrant.cmd)
+                    .map(|_| builtin_seed(game, seat)),
             })
         })
         .collect()
