@@ -87,7 +87,8 @@ pub(super) fn choose(
     if legal.is_empty() {
         return Some("pass".into()); // R-M6: a seat without a move passes
     }
-    let mut search = Search::new(&board, budget, fog::exposed(&board, &seen, pos.to_move));
+    let exposed = fog::exposed(&board, &seen, pos.to_move);
+    let mut search = Search::new(&board, budget, exposed, belief.guessed_kings());
     // The root in the order of a one-move estimate, equal estimates shuffled by the
     // seed, so that equal moves vary between seeds and not between runs.
     rng_shuffle(&mut legal, rng);
