@@ -9,6 +9,7 @@
 //! stands although the view no longer shows that square.
 
 use super::start_count;
+use crate::builtin::multichess::distance;
 use crate::game::multichess::board::{Area, Kind, Piece, Square};
 use crate::game::multichess::rules::{Move, Position};
 use crate::game::Seat;
@@ -23,6 +24,10 @@ pub(in crate::builtin) struct Belief {
     squares: Vec<Option<Piece>>,
     /// The ply each square was last seen at (0: the known setup).
     seen_at: Vec<u32>,
+    /// Whether a square's king is only guessed there (never seen there), by index.
+    guessed: Vec<bool>,
+    /// Where each seat's king was last seen, by seat index.
+    last_king: Vec<Option<Square>>,
     /// The bot's own last moves, newest last.
     recent: Vec<Move>,
 }
@@ -35,6 +40,8 @@ impl Belief {
             // A new game (or a view of another table): the setup is known to all.
             self.squares = Position::start(view.seats).squares;
             self.seen_at = vec![0; view.squares.len()];
+            self.guessed = vec![false; view.squares.len()];
+            self.last_king = vec![None; view.seats];
             self.recent.clear();
         }
         self.absorb(view, events);
@@ -43,6 +50,7 @@ impl Belief {
             if seen[i] {
                 *cell = view.squares[i];
                 self.seen_at[i] = view.plies;
+                self.guessed[i] = false;
                 continue;
             }
             // R-M3: the bot sees every piece of its own, so none stands in the fog.
@@ -59,6 +67,7 @@ impl Belief {
             }
         }
         self.forget_extra(view, seen);
+        self.note_kings();
         self.guess_kings(view, seen);
         let mut board = view.clone();
         for (i, cell) in board.squares.iter_mut().enumerate() {
@@ -67,6 +76,18 @@ impl Belief {
             }
         }
         board
+    }
+
+    /// Whether each seat's king (by seat index) stands on the believed board only
+    /// where it was guessed: finding it there is a hope, not a win.
+    pub(super) fn guessed_kings(&self) -> Vec<bool> {
+        let mut out = vec![false; self.last_king.len()];
+        for (i, cell) in self.squares.iter().enumerate() {
+            if let Some(p) = cell.filter(|_| self.guessed[i]) {
+                out[p.owner.index()] = true;
+            }
+        }
+        out
     }
 
     /// Records the bot's own move, so that the next decisions know what it undoes.
@@ -100,6 +121,7 @@ impl Belief {
             if let Some(contents) = parse_cell(cell, view.seats) {
                 self.squares[sq.index()] = contents;
                 self.seen_at[sq.index()] = view.plies;
+                self.guessed[sq.index()] = false;
             }
         }
     }
@@ -130,11 +152,26 @@ impl Belief {
         }
     }
 
+    /// Remembers where each king seen (or told of) stands, and drops the guess marks
+    /// of squares whose guessed king is gone.
+    fn note_kings(&mut self) {
+        for (i, cell) in self.squares.iter().enumerate() {
+            let king = cell.filter(|p| p.kind == Kind::King);
+            if king.is_none() {
+                self.guessed[i] = false;
+            }
+            if let Some(p) = king.filter(|_| !self.guessed[i]) {
+                self.last_king[p.owner.index()] = Some(Square::from_index(i));
+            }
+        }
+    }
+
     /// Puts back a king for every other seat still playing whose king is neither in
     /// sight nor remembered: it is on some unseen square (R-M5: a seat without its
-    /// king is out), most likely in an area the seat owns, near where kings start.
-    /// Each look that finds the square empty moves the guess on, so that the search
-    /// for the king sweeps the fog.
+    /// king is out), most likely near where it was last seen (a king steps one
+    /// square at a time), in an area the seat owns, near where kings start. Each
+    /// look that finds the square empty moves the guess on, so that the search for
+    /// the king sweeps the fog. The guess is marked as one (`guessed_kings`).
     fn guess_kings(&mut self, view: &Position, seen: &[bool]) {
         for seat in view.remaining().into_iter().filter(|&s| s != view.to_move) {
             let king = Some(Piece {
@@ -146,15 +183,18 @@ impl Belief {
             if known {
                 continue;
             }
+            let last = self.last_king[seat.index()];
             let guess = (0..seen.len())
                 .filter(|&i| !seen[i] && self.squares[i].is_none())
                 .min_by_key(|&i| {
                     let sq = Square::from_index(i);
                     let own = matches!(sq.area, Area::Private(a) if view.owners[a as usize] == Some(seat));
-                    (!own, sq.rank, (i16::from(sq.file) - 4).abs(), i)
+                    let near = last.map_or(0, |k| distance(sq, k));
+                    (!own, near, sq.rank, (i16::from(sq.file) - 4).abs(), i)
                 });
             if let Some(i) = guess {
                 self.squares[i] = king;
+                self.guessed[i] = true;
             }
         }
     }

@@ -5,8 +5,9 @@
 //! and of every other area only what its pieces there could capture (R-M3). So every
 //! threat to its own king is in sight: a piece can only reach a private area from
 //! inside it or from the public area (R-M1). Not every threat to its pieces in the
-//! public area, though: a slider in an enemy area may strike out of the fog, once
-//! the pawn in its way has moved unseen (`fog.rs`). The enemy kings are the unknown.
+//! public area, though: a slider in an enemy area may strike out of the fog once
+//! the pawn in its way has moved unseen, a pawn steps to its area's rank 4 and takes
+//! on public rank 5, a knight jumps out (`fog.rs`). The enemy kings are the unknown.
 //!
 //! **A belief over the unseen squares** (`belief.rs`). The bot remembers what it
 //! last saw on every square, and when, starting from the known setup (every king on
@@ -23,7 +24,10 @@
 //! slider stops at, and captures, the first believed piece in its way, exactly as the
 //! referee would if the belief is right. So a rook sent down a file into an enemy
 //! area is a probe that captures what it meets, and a capture of the king when the
-//! believed line to it is clear.
+//! believed line to it is clear. A king neither seen nor remembered is guessed,
+//! next to where it was last seen; a guess is a hope, not a sighting, so in the
+//! search the move onto it finds the square empty: it is worth the look (and the
+//! squares it then sees), not a won game.
 //!
 //! **Search** (`search.rs`). Alpha-beta on the believed board, the bot against "the
 //! others": every other seat's moves form one opponent that moves once between two
@@ -42,7 +46,9 @@
 //! **Evaluation.** Material, its own at one and a half times the others' (keeping is
 //! worth more than taking when several seats may strike), a lost king as a loss, and
 //! small terms for heading to the believed enemy kings and promoting pawns, and a
-//! piece of its own counted half lost where a hidden slider may reach it. The king
+//! piece of its own counted half lost where one hidden piece may strike it, lost
+//! where two or more may (with eight seats, next to public rank 5 stand seven
+//! areas' rank 4s). The king
 //! stays home, except when it has less than a rook's worth of pieces besides king
 //! and pawns to hunt with and the others have nothing but their kings: then it hunts itself, since an enemy king that steps
 //! next to it is taken, and staying home only waits for the ply limit.
@@ -87,7 +93,8 @@ pub(super) fn choose(
     if legal.is_empty() {
         return Some("pass".into()); // R-M6: a seat without a move passes
     }
-    let mut search = Search::new(&board, budget, fog::exposed(&board, &seen, pos.to_move));
+    let exposed = fog::exposed(&board, &seen, pos.to_move);
+    let mut search = Search::new(&board, budget, exposed, belief.guessed_kings());
     // The root in the order of a one-move estimate, equal estimates shuffled by the
     // seed, so that equal moves vary between seeds and not between runs.
     rng_shuffle(&mut legal, rng);

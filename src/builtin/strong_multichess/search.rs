@@ -39,14 +39,16 @@ pub(super) struct Search {
     /// seats or more, several seats move between two moves of the bot, and each
     /// takes what it can.
     streak: u8,
-    /// Public squares a hidden enemy slider may reach (`fog::exposed`).
-    exposed: Vec<bool>,
+    /// How many hidden enemy pieces may strike each public square (`fog::exposed`).
+    exposed: Vec<u8>,
+    /// The seats (by index) whose king is only guessed (`Belief::guessed_kings`).
+    guessed: Vec<bool>,
 }
 
 impl Search {
     /// A search for the seat to move in `board`, within `budget`; `exposed` as
-    /// `fog::exposed` gives it.
-    pub(super) fn new(board: &Position, budget: Budget, exposed: Vec<bool>) -> Search {
+    /// `fog::exposed` gives it, `guessed` as `Belief::guessed_kings` does.
+    pub(super) fn new(board: &Position, budget: Budget, exposed: Vec<u8>, guessed: Vec<bool>) -> Search {
         let streak = if board.remaining().len() >= 3 { 2 } else { 1 };
         Search {
             me: board.to_move,
@@ -55,6 +57,7 @@ impl Search {
             root_plies: board.plies,
             streak,
             exposed,
+            guessed,
         }
     }
 
@@ -82,10 +85,21 @@ impl Search {
     }
 
     /// `board` after `seat` plays `mv`, with the turn given to the other side of the
-    /// search (the bot after any other seat, the others after the bot).
+    /// search (the bot after any other seat, the others after the bot). A king only
+    /// guessed is not there to be taken: the move that would take it finds the
+    /// square empty (the likeliest outcome), so a probe is worth the look, not a
+    /// win, and the line goes on with that seat's king unknown.
     fn play(&self, board: &Position, seat: Seat, mv: &Move) -> Position {
         let mut next = board.clone();
-        next.make(seat, *mv);
+        let taken = next.make(seat, *mv);
+        if let Some((sq, _)) = taken
+            .captured
+            .filter(|(_, p)| p.kind == Kind::King && self.guessed[p.owner.index()])
+        {
+            next = board.clone();
+            next.squares[sq.index()] = None;
+            next.make(seat, *mv);
+        }
         next.to_move = if seat == self.me {
             next.next_seat(self.me)
         } else {
@@ -216,14 +230,14 @@ impl Search {
                 continue;
             }
             mine += worth(p.kind);
-            if self.exposed[sq.index()] {
-                // Half lost: a slider may come out of the fog and take it.
-                placing -= if p.kind == Kind::King {
-                    EXPOSED_KING
-                } else {
-                    worth(p.kind) / 2
-                };
-            }
+            // Lost in part: a piece may come out of the fog and take it, half lost
+            // to one, wholly to two or more (counted as its own material is).
+            placing -= match (self.exposed[sq.index()], p.kind) {
+                (0, _) => 0,
+                (_, Kind::King) => EXPOSED_KING,
+                (1, kind) => 3 * worth(kind) / 4,
+                (_, kind) => 3 * worth(kind) / 2,
+            };
             placing += match p.kind {
                 // Pawns on the way to promotion (public rank 8).
                 Kind::Pawn => 4 * i64::from(sq.rank),
