@@ -343,7 +343,8 @@ fn a_kept_builtin_agent_is_reseeded_and_plays_its_next_game_as_a_fresh_one_would
     let keep = [true, true];
     let first = builtin_match(tmp.path(), "first", [11, 12]);
     let (played, kept) = play_match_keeping(&first, Vec::new(), &keep, &mut |_| {});
-    let first_groups = played.expect("first game").process_groups;
+    let first_report = played.expect("first game");
+    let first_groups = first_report.process_groups.clone();
     assert_eq!(kept.iter().flatten().count(), 2, "both agents kept");
     // The next game's seeds differ, as a tournament's do from game to game.
     let next = builtin_match(tmp.path(), "next", [21, 22]);
@@ -362,7 +363,46 @@ fn a_kept_builtin_agent_is_reseeded_and_plays_its_next_game_as_a_fresh_one_would
         next_report.moves, fresh_report.moves,
         "a reseeded agent plays the game its command would play"
     );
+    assert_ne!(
+        first_report.moves, next_report.moves,
+        "other seeds, another game: the seed reached the kept agents"
+    );
     for game in ["first", "next", "fresh"] {
         assert_verifies(&tmp.path().join(format!("{game}.jsonl")));
     }
+}
+
+#[test]
+fn a_seed_option_for_a_builtin_agent_is_refused_with_one_line_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = [
+        vec![
+            "match",
+            "--game",
+            "telka",
+            "--fill",
+            "random",
+            "--setoption",
+            "1:seed=7",
+        ],
+        vec![
+            "tournament",
+            "--game",
+            "telka",
+            "--agent",
+            "name=a cmd=builtin:random option.Seed=5",
+            "--agent",
+            "builtin:greedy",
+            "--out",
+            "t",
+        ],
+    ];
+    for args in runs {
+        let done = referee_in(tmp.path()).args(&args).output().expect("run referee");
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("seed is the game's"), "{stderr}");
+    }
+    assert!(!tmp.path().join("t").exists(), "nothing written");
 }

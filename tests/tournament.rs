@@ -434,14 +434,14 @@ fn shards_of_a_multi_seat_tournament_split_and_merge_exactly() {
 // ---------------------------------------------------------------------------
 // 3. Resume
 
-/// A tournament long enough (a few seconds) to be stopped in the middle; the ply
-/// limit keeps the drawn games between the two random agents short.
+/// A tournament long enough to be stopped in the middle of a game: the two random
+/// agents draw at the ply limit, 500 plies, in every one of their games.
 fn resume_args() -> Vec<String> {
     words(&[
         "--game",
         "telka",
         "-o",
-        "max-plies=200",
+        "max-plies=500",
         "--agent",
         "builtin:random",
         "--agent",

@@ -556,7 +556,7 @@ fn bench_config(
     let agents = (0..seats)
         .map(|s| SeatAgent {
             spec: AgentSpec::new(match replay {
-                None => format!("{exe} agent random --seed {}", Rng::derive(seed, s as u64)),
+                None => crate::builtin::Strategy::Random.command_line(exe, Rng::derive(seed, s as u64)),
                 Some(record) => format!(
                     "{exe} agent replay {}",
                     shell_words::quote(&record.to_string_lossy())

@@ -172,19 +172,19 @@ fn seat_agents(
             let recorded = header
                 .and_then(|h| h.seats.get(seat.index()))
                 .and_then(|s| s.command.clone());
-            let builtin_seed = Rng::derive(seed, seat.number() as u64);
-            let command = match (args.agents.get(seat.index()), recorded) {
+            let seeded = Rng::derive(seed, seat.number() as u64);
+            let (command, builtin_seed) = match (args.agents.get(seat.index()), recorded) {
                 (Some(given), _) => match Strategy::from_agent_command(given) {
-                    Some(Ok(strategy)) => strategy.command_line(&exe, builtin_seed),
-                    _ => given.to_string(),
+                    Some(Ok(strategy)) => (strategy.command_line(&exe, seeded), Some(seeded)),
+                    _ => (given.to_string(), None),
                 },
-                (None, Some(recorded)) if args.trust_record_commands => recorded,
+                (None, Some(recorded)) if args.trust_record_commands => (recorded, None),
                 (None, Some(_)) => {
                     return Err(Failure::usage(anyhow!(
                         "--resume: seat {seat}'s agent would be the command the record names; give it with --agent, or add --trust-record-commands if the record is yours"
                     )))
                 }
-                (None, None) => args.fill.command_line(&exe, builtin_seed),
+                (None, None) => (args.fill.command_line(&exe, seeded), Some(seeded)),
             };
             let mut spec = AgentSpec::new(command);
             spec.env = args.agent.env();
@@ -194,7 +194,7 @@ fn seat_agents(
                 options: Vec::new(),
                 entrant: None,
                 control: None,
-                builtin_seed: None,
+                builtin_seed,
             })
         })
         .collect()
@@ -220,6 +220,10 @@ fn add_setoptions(args: &MatchArgs, agents: &mut [SeatAgent]) -> Result<(), Fail
     for agent in agents.iter() {
         crate::protocol::agent::check_setoptions(&agent.options)
             .map_err(|e| Failure::usage(anyhow!("--setoption: {e}")))?;
+        if agent.builtin_seed.is_some() {
+            crate::builtin::check_user_options(&agent.options)
+                .map_err(|e| Failure::usage(anyhow!("--setoption: {e}")))?;
+        }
     }
     Ok(())
 }

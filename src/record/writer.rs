@@ -6,7 +6,6 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::{mpsc, OnceLock};
 use std::thread;
 
 use super::chain::{hash_of_sealed, seal};
@@ -59,46 +58,31 @@ pub struct RecordWriter<W: Write> {
     pending: Option<PendingSync>,
 }
 
-/// A sync running on the syncer thread; waited for before the next sync of the
+/// A sync running on a thread of its own; waited for before the next sync of the
 /// same record, and when dropped, so no record is closed before it is on the disk.
 #[derive(Debug)]
-struct PendingSync(Option<mpsc::Receiver<io::Result<()>>>);
+struct PendingSync(Option<thread::JoinHandle<io::Result<()>>>);
 
 impl PendingSync {
-    /// Waits for the sync; its error, if it failed.
+    /// Waits for the sync; its error, if it failed. A sync thread that panicked
+    /// counts as a failed sync.
     fn wait(mut self) -> io::Result<()> {
-        self.0.take().map_or(Ok(()), |done| done.recv().unwrap_or(Ok(())))
+        let Some(sync) = self.0.take() else { return Ok(()) };
+        sync.join()
+            .unwrap_or_else(|_| Err(io::Error::other("the record's sync thread panicked")))
     }
 }
 
 impl Drop for PendingSync {
     fn drop(&mut self) {
-        if let Some(done) = self.0.take() {
-            let _ = done.recv();
+        // Reached when a game ends before its result (an error, an interrupt): the
+        // header stays for `--resume`, so a failed sync of it is said, not dropped.
+        if let Some(sync) = self.0.take() {
+            if let Ok(Err(e)) = sync.join() {
+                eprintln!("warning: the record's header may not be on the disk: {e}");
+            }
         }
     }
-}
-
-/// A file to sync, and where to say how it went.
-type SyncJob = (File, mpsc::Sender<io::Result<()>>);
-
-/// The process's one syncer thread, started on first use; `None` if it could not
-/// be started. One thread serves every match: a disk syncs one journal at a time
-/// anyway, and a thread per game would cost its start-up in every game.
-fn syncer() -> Option<&'static mpsc::Sender<SyncJob>> {
-    static SYNCER: OnceLock<Option<mpsc::Sender<SyncJob>>> = OnceLock::new();
-    SYNCER
-        .get_or_init(|| {
-            let (jobs, queue) = mpsc::channel::<SyncJob>();
-            let thread = thread::Builder::new().name("record-sync".into());
-            let spawned = thread.spawn(move || {
-                for (file, done) in queue {
-                    let _ = done.send(file.sync_data());
-                }
-            });
-            spawned.ok().map(|_| jobs)
-        })
-        .as_ref()
 }
 
 /// When record lines reach the disk, not just the operating system.
@@ -161,7 +145,7 @@ impl RecordWriter<File> {
         self.out.sync_data()
     }
 
-    /// Starts forcing what was written to the disk on the syncer thread, and returns
+    /// Starts forcing what was written to the disk on a thread of its own, and returns
     /// at once: the next [`RecordWriter::sync`] waits for it first (and reports its
     /// error), and so does dropping the writer. A header's sync so runs beside the
     /// game instead of before it: on a virtual disk one `fdatasync` takes from half a
@@ -170,12 +154,15 @@ impl RecordWriter<File> {
         if let Some(pending) = self.pending.take() {
             pending.wait()?;
         }
-        let Some(jobs) = syncer() else {
-            return self.out.sync_data();
-        };
-        let (done, wait) = mpsc::channel();
-        match jobs.send((self.out.try_clone()?, done)) {
-            Ok(()) => self.pending = Some(PendingSync(Some(wait))),
+        let file = self.out.try_clone()?;
+        // A thread per sync, not one for all: concurrent syncs of several games are
+        // merged into one journal commit by the file system, where one thread would
+        // queue them.
+        let spawned = thread::Builder::new()
+            .name("record-sync".into())
+            .spawn(move || file.sync_data());
+        match spawned {
+            Ok(sync) => self.pending = Some(PendingSync(Some(sync))),
             Err(_) => self.out.sync_data()?,
         }
         Ok(())

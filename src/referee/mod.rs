@@ -181,8 +181,9 @@ pub fn play_match(
 }
 
 /// Plays one match like [`play_match`], on the agents of `kept` (by seat) where they
-/// may serve (the same command and spec, a sandbox hiding all this match hides, no
-/// log directory, not a resume; protocol.md §1.3), fresh ones elsewhere. Hands back,
+/// may serve (the same command and spec, or a built-in agent's but for its seed, which
+/// it is then told; a sandbox hiding all this match hides, no log directory, not a
+/// resume; protocol.md §1.3), fresh ones elsewhere. Hands back,
 /// by seat, the agent of every seat `keep` marks whose game ended without its
 /// forfeit, told `gameover` but not `quit`; the others are stopped as usual.
 pub fn play_match_keeping(

@@ -52,7 +52,8 @@ pub struct KeptAgent {
 }
 
 impl KeptAgent {
-    /// The command it runs.
+    /// The command of the game it last served: the command it was started with, or
+    /// for a reseeded built-in agent the same one with that game's seed.
     pub fn command(&self) -> &str {
         &self.place.spec.command
     }
@@ -106,8 +107,9 @@ pub(super) fn start_fresh(
 }
 
 /// The agent `kept` ready to serve `seat` of this match, or `None` (and it is
-/// stopped) when it may not: another command, spec or place, a match that keeps
-/// logs or resumes, or a sandbox that does not hide all this match hides.
+/// stopped) when it may not: another command (but a built-in agent's seed, see
+/// [`reseeding`]), spec or place, a match that keeps logs or resumes, or a sandbox
+/// that does not hide all this match hides.
 pub(super) fn fitting(
     kept: KeptAgent,
     agent: &SeatAgent,
@@ -197,7 +199,7 @@ pub(super) fn renew(
         };
         p.options.clone_from(wanted);
         if let Some(seed) = p.reseed.take() {
-            told.push(("Seed".to_string(), seed.to_string()));
+            told.push((crate::builtin::SEED_OPTION.to_string(), seed.to_string()));
         }
         let changed = (!told.is_empty()).then_some(told.as_slice());
         if let Err(f) = s.send_renewal(changed, id, seats, options) {
@@ -220,4 +222,67 @@ pub(super) fn renew(
 /// The agent of a seat handed back after its match.
 pub(super) fn keep(session: AgentSession, place: Place) -> KeptAgent {
     KeptAgent { session, place }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::Strategy;
+
+    /// The place of a built-in agent started with `strategy` and `seed`.
+    fn place(strategy: Strategy, seed: u64) -> Place {
+        Place {
+            spec: AgentSpec::new(strategy.command_line("referee", seed)),
+            options: Vec::new(),
+            seed: Some(seed),
+            reseed: None,
+            hidden: None,
+            network: false,
+            scratch: None,
+        }
+    }
+
+    /// A seat wanting the built-in agent `strategy` with `seed`.
+    fn wanted(strategy: Strategy, seed: u64) -> SeatAgent {
+        SeatAgent {
+            spec: AgentSpec::new(strategy.command_line("referee", seed)),
+            options: Vec::new(),
+            entrant: None,
+            control: None,
+            builtin_seed: Some(seed),
+        }
+    }
+
+    #[test]
+    fn only_the_same_builtin_agent_with_another_seed_is_reseeded() {
+        let kept = place(Strategy::Random, 1);
+        assert_eq!(reseeding(&kept, &wanted(Strategy::Random, 2)), Some(2));
+        assert_eq!(
+            reseeding(&kept, &wanted(Strategy::Random, 1)),
+            None,
+            "the same spec: kept as it is"
+        );
+        assert_eq!(
+            reseeding(&kept, &wanted(Strategy::Greedy, 2)),
+            None,
+            "another program"
+        );
+        let mut elsewhere = wanted(Strategy::Random, 2);
+        elsewhere.spec.env.push(("HOME".into(), "/".into()));
+        assert_eq!(reseeding(&kept, &elsewhere), None, "another environment");
+        let mut plain = wanted(Strategy::Random, 2);
+        plain.builtin_seed = None;
+        assert_eq!(reseeding(&kept, &plain), None, "not a built-in agent's seat");
+    }
+
+    #[test]
+    fn a_builtin_command_without_its_seed_is_the_same_for_every_seed() {
+        let (a, b) = (
+            Strategy::Greedy.command_line("x", 5),
+            Strategy::Greedy.command_line("x", 77),
+        );
+        assert_eq!(Strategy::unseeded(&a, 5), Strategy::unseeded(&b, 77));
+        assert!(Strategy::unseeded(&a, 5).is_some());
+        assert_eq!(Strategy::unseeded(&a, 77), None, "not the seed it carries");
+    }
 }

@@ -171,27 +171,23 @@ impl Definition {
 
 /// The command seat `seat` (0-based) of `game` runs: the entrant's own, or for a
 /// built-in agent the referee's `agent` subcommand through `exe` with a seed of the
-/// game and seat.
+/// game and seat, which is returned too (`None` for an entrant's own command).
 pub(super) fn seat_command(
     def: &Definition,
     game: &Scheduled,
     seat: usize,
     exe: &str,
-) -> Result<String, String> {
+) -> Result<(String, Option<u64>), String> {
     let entrant = game
         .seats
         .get(seat)
         .and_then(|&who| def.entrants.get(who))
         .ok_or_else(|| format!("game {}: no entrant for seat {}", game.index, seat + 1))?;
+    // A seed of the game and seat: a game is the same whichever worker plays it and
+    // whatever its kept agent played before.
+    let seed = Rng::derive(game.seed, seat as u64 + 1);
     Ok(match crate::builtin::Strategy::from_agent_command(&entrant.cmd) {
-        Some(strategy) => strategy?.command_line(exe, builtin_seed(game, seat)),
-        None => entrant.cmd.clone(),
+        Some(strategy) => (strategy?.command_line(exe, seed), Some(seed)),
+        None => (entrant.cmd.clone(), None),
     })
-}
-
-/// The seed of a built-in agent in seat `seat` (0-based) of `game`: one of the game
-/// and seat, so that a game is the same whichever worker plays it and whatever the
-/// agent played before.
-pub(super) fn builtin_seed(game: &Scheduled, seat: usize) -> u64 {
-    Rng::derive(game.seed, seat as u64 + 1)
 }

@@ -131,8 +131,11 @@ impl Entrant {
     /// syntax holds: a `builtin:` name is a built-in agent, and no option name or value
     /// holds a line break (it would end the `setoption` line and start another).
     fn checked(self) -> Result<Entrant, String> {
-        if let Some(Err(e)) = crate::builtin::Strategy::from_agent_command(&self.cmd) {
-            return Err(format!("entrant `{}`: {e}", self.name));
+        match crate::builtin::Strategy::from_agent_command(&self.cmd) {
+            Some(Err(e)) => return Err(format!("entrant `{}`: {e}", self.name)),
+            Some(Ok(_)) => crate::builtin::check_user_options(&self.options)
+                .map_err(|e| format!("entrant `{}`: {e}", self.name))?,
+            None => {}
         }
         crate::protocol::agent::check_setoptions(&self.options)
             .map_err(|e| format!("entrant `{}`: {e}", self.name))?;

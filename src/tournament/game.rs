@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::definition::{builtin_seed, seat_command};
+use super::definition::seat_command;
 use super::engines::Engines;
 use super::results::{record_path, result_of_match, GameResult};
 use super::run::RunOptions;
@@ -49,7 +49,8 @@ fn seat_agents(
                 .entrants
                 .get(who)
                 .ok_or_else(|| TournamentError::Setup(format!("game {}: no entrant {who}", game.index)))?;
-            let command = seat_command(def, game, seat, &opts.exe).map_err(TournamentError::Setup)?;
+            let (command, builtin_seed) =
+                seat_command(def, game, seat, &opts.exe).map_err(TournamentError::Setup)?;
             let mut spec = AgentSpec::new(command);
             spec.env = opts.env.clone();
             spec.limits = opts.limits;
@@ -60,8 +61,7 @@ fn seat_agents(
                 options: entrant.options.clone(),
                 entrant: Some(entrant.name.clone()),
                 control: entrant.control().map_err(TournamentError::Setup)?,
-                builtin_seed: crate::builtin::Strategy::from_agent_command(&entrant.cmd)
-                    .map(|_| builtin_seed(game, seat)),
+                builtin_seed,
             })
         })
         .collect()

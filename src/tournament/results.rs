@@ -238,7 +238,7 @@ fn runs_scheduled(def: &Definition, game: &Scheduled, seat: usize, recorded: &st
         .get(seat)
         .and_then(|&who| def.entrants.get(who))
         .is_some_and(|e| crate::builtin::Strategy::from_agent_command(&e.cmd).is_some());
-    let Ok(expected) = seat_command(def, game, seat, "referee") else {
+    let Ok((expected, _)) = seat_command(def, game, seat, "referee") else {
         return false;
     };
     if !builtin {
