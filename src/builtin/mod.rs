@@ -70,23 +70,7 @@ impl Strategy {
     pub(crate) fn unseeded(command: &str, seed: u64) -> Option<&str> {
         command.strip_suffix(&format!(" --seed {seed}"))
     }
-}
 
-/// The option a kept built-in agent is reseeded with, which only the referee sends.
-pub const SEED_OPTION: &str = "Seed";
-
-/// Refuses options a user gives a built-in agent that are the referee's to send: a
-/// `Seed` would make the game another than the one its record's command names.
-pub fn check_user_options(options: &[(String, String)]) -> Result<(), String> {
-    match options.iter().find(|(name, _)| name.eq_ignore_ascii_case(SEED_OPTION)) {
-        Some((name, _)) => Err(format!(
-            "option `{name}`: a built-in agent's seed is the game's (the referee sends it); give the game's --seed instead"
-        )),
-        None => Ok(()),
-    }
-}
-
-impl Strategy {
     /// The strategy the simple play of the games of hidden information takes:
     /// `None` for `strong`, which plays them by its own modules.
     fn hidden_play(self) -> Option<Strategy> {
@@ -100,6 +84,20 @@ impl Strategy {
             Strategy::Greedy => "greedy",
             Strategy::Strong => "strong",
         }
+    }
+}
+
+/// The option a kept built-in agent is reseeded with, which only the referee sends.
+pub const SEED_OPTION: &str = "Seed";
+
+/// Refuses options a user gives a built-in agent that are the referee's to send: a
+/// `Seed` would make the game another than the one its record's command names.
+pub fn check_user_options(options: &[(String, String)]) -> Result<(), String> {
+    match options.iter().find(|(name, _)| name.eq_ignore_ascii_case(SEED_OPTION)) {
+        Some((name, _)) => Err(format!(
+            "option `{name}`: a built-in agent's seed is the game's (the referee sends it); give the game's --seed instead"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -284,7 +282,7 @@ fn converse(
             AgentInput::SetOption(name, value) if name == SEED_OPTION => {
                 seed = value.parse().ok();
                 if seed.is_none() {
-                    eprintln!("{name}: setoption Seed `{value}` is not a seed; playing from the seed it started with");
+                    eprintln!("setoption {name} `{value}` is not a seed; playing from the seed the process started with");
                 }
             }
             AgentInput::View(text) => view = text,
