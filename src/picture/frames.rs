@@ -90,8 +90,19 @@ impl Book {
     /// Adds the next picture of `view` (its lines are split at `\n` only, so joining
     /// them with `\n` and ending with one gives the picture back byte for byte).
     pub fn picture(&mut self, view: usize, svg: &str) {
-        let numbers: Vec<u32> = svg.split_terminator('\n').map(|l| self.store(l)).collect();
+        let prev = std::mem::take(&mut self.views[view].prev);
+        let numbers: Vec<u32> = svg
+            .split_terminator('\n')
+            .enumerate()
+            .map(|(i, l)| match prev.get(i) {
+                // Most lines are where they were in the previous picture, and
+                // comparing with that line costs far less than hashing this one.
+                Some(&n) if self.lines[n as usize] == l => n,
+                _ => self.store(l),
+            })
+            .collect();
         let track = &mut self.views[view];
+        track.prev = prev;
         track.frames.push(edits(&track.prev, &numbers));
         track.prev = numbers;
     }

@@ -3,9 +3,11 @@
 //! pieces in their owners' colours, fog over what the viewer cannot see, and the
 //! seats that are out marked.
 
+use std::sync::OnceLock;
+
 use super::svg::{palette, Anchor, Svg};
 use super::{last_line, Drawn, Scene, TOP};
-use crate::game::multichess::board::{Area, Kind, Piece, Square};
+use crate::game::multichess::board::{Area, Kind, Piece, Square, AREA};
 use crate::game::multichess::rules::{Move, Position};
 use crate::game::multichess::state;
 use crate::game::options::Options;
@@ -98,18 +100,19 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
     let seats = options.int("players", 2, 2..=8).map_err(|e| e.to_string())? as usize;
     let (pos, seen) = state::parse(text, seats, scene.seat.is_some()).map_err(|e| e.join("; "))?;
     let layout = Layout::new(seats);
-    joints(svg, &layout);
+    let fixed = Fixed::of(seats);
+    svg.raw(&fixed.joints);
     let areas = std::iter::once(Area::Public).chain((0..seats as u8).map(Area::Private));
-    for area in areas {
+    for (a, area) in areas.enumerate() {
         area_band(svg, &layout, &pos, area);
-        for rank in 0..4 {
-            for file in 0..8 {
-                let rank = if area == Area::Public { rank + 4 } else { rank };
-                let sq = Square { area, file, rank };
-                square(svg, &layout, sq, seen[sq.index()], pos.at(sq));
+        for (i, &seen) in seen.iter().enumerate().skip(a * AREA).take(AREA) {
+            svg.raw(if seen { &fixed.squares[i] } else { &fixed.fog[i] });
+            if let Some(p) = pos.at(Square::from_index(i)).filter(|_| seen) {
+                let (x, y) = layout.cell(Square::from_index(i));
+                draw_piece(svg, (x + SQ / 2.0, y + SQ / 2.0), p);
             }
         }
-        labels(svg, &layout, area);
+        svg.raw(&fixed.labels[a]);
     }
     if let Some(mv) = last_move(&scene.last_events, seats) {
         let (from, to) = (layout.centre(mv.from), layout.centre(mv.to));
@@ -173,9 +176,55 @@ fn area_band(svg: &mut Svg, layout: &Layout, pos: &Position, area: Area) {
     }
 }
 
-/// One square: fogged when the viewer cannot see it, otherwise its colour and the
-/// piece on it.
-fn square(svg: &mut Svg, layout: &Layout, sq: Square, seen: bool, piece: Option<Piece>) {
+/// What every picture of a game with the same number of seats draws alike: the
+/// joints, the squares (bare and fogged) and the labels, drawn once per seat count.
+/// A page draws thousands of pictures, and these were most of each one's elements.
+struct Fixed {
+    /// The joints between the public area and the private ones.
+    joints: String,
+    /// Each square, by [`Square::index`], as drawn when seen, without its piece.
+    squares: Vec<String>,
+    /// Each square, by [`Square::index`], as drawn under fog.
+    fog: Vec<String>,
+    /// Each area's file and rank labels, the public area's first.
+    labels: Vec<String>,
+}
+
+impl Fixed {
+    /// The fixed parts of pictures with `seats` seats (2–8).
+    fn of(seats: usize) -> &'static Fixed {
+        static FIXED: [OnceLock<Fixed>; 9] = [const { OnceLock::new() }; 9];
+        FIXED[seats].get_or_init(|| Fixed::draw(&Layout::new(seats)))
+    }
+
+    /// Draws them for `layout`.
+    fn draw(layout: &Layout) -> Fixed {
+        let drawn = |f: &dyn Fn(&mut Svg)| {
+            let mut svg = Svg::new();
+            f(&mut svg);
+            svg.into_body()
+        };
+        let squares = (0..AREA * (layout.seats + 1)).map(Square::from_index);
+        let areas = std::iter::once(Area::Public).chain((0..layout.seats as u8).map(Area::Private));
+        Fixed {
+            joints: drawn(&|svg| joints(svg, layout)),
+            squares: squares
+                .clone()
+                .map(|sq| drawn(&|svg| square(svg, layout, sq, true)))
+                .collect(),
+            fog: squares
+                .map(|sq| drawn(&|svg| square(svg, layout, sq, false)))
+                .collect(),
+            labels: areas
+                .map(|area| drawn(&|svg| labels(svg, layout, area)))
+                .collect(),
+        }
+    }
+}
+
+/// One square without its piece: fogged when the viewer cannot see it, otherwise
+/// in its colour.
+fn square(svg: &mut Svg, layout: &Layout, sq: Square, seen: bool) {
     let (x, y) = layout.cell(sq);
     if !seen {
         svg.rect((x, y, SQ, SQ), FOG, "fog");
@@ -183,9 +232,6 @@ fn square(svg: &mut Svg, layout: &Layout, sq: Square, seen: bool, piece: Option<
     }
     let fill = if (sq.file + sq.rank) % 2 == 0 { DARK } else { LIGHT };
     svg.rect((x, y, SQ, SQ), fill, "square");
-    if let Some(p) = piece {
-        draw_piece(svg, (x + SQ / 2.0, y + SQ / 2.0), p);
-    }
 }
 
 /// A piece: a disc in its owner's colour with the chess glyph and the owner's
@@ -267,5 +313,20 @@ mod tests {
         let (a, _) = layout.origin(Area::Private(0));
         let (b, _) = layout.origin(Area::Private(1));
         assert!(b - a >= 8.0 * SQ, "{}", b - a);
+    }
+
+    #[test]
+    fn each_seat_count_has_its_own_fixed_parts_and_each_square_is_drawn_where_it_lies() {
+        for seats in [8, 3, 2, 3] {
+            let (fixed, layout) = (Fixed::of(seats), Layout::new(seats));
+            assert_eq!(fixed.squares.len(), AREA * (seats + 1));
+            assert_eq!(fixed.labels.len(), seats + 1);
+            for (i, (bare, fog)) in fixed.squares.iter().zip(&fixed.fog).enumerate() {
+                let (x, y) = layout.cell(Square::from_index(i));
+                let at = format!("x=\"{}\" y=\"{}\"", x, y);
+                assert!(bare.contains(&at) && bare.contains("square"), "{bare} at {at}");
+                assert!(fog.contains(&at) && fog.contains(FOG), "{fog} at {at}");
+            }
+        }
     }
 }

@@ -3,10 +3,12 @@
 //! and the last move as a path through every landing point with its captures
 //! crossed out.
 
+use std::sync::OnceLock;
+
 use super::svg::{palette, Anchor, Svg};
 use super::{last_line, Drawn, Scene, TOP};
 use crate::game::options::Options;
-use crate::game::parker::board::{Colour, Point, SIZE};
+use crate::game::parker::board::{Colour, Point, POINTS, SIZE};
 use crate::game::parker::rules::{Action, Position};
 use crate::game::parker::seating::Seating;
 use crate::game::parker::state;
@@ -46,9 +48,7 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
     )
     .map_err(|e| e.to_string())?;
     let (pos, out) = state::parse(text, &seating).map_err(|e| e.join("; "))?;
-    areas(svg);
-    lines(svg);
-    labels(svg);
+    svg.raw(board());
     counters(svg, &pos);
     let last = last_move(&scene.last_events);
     if let Some((path, captured)) = &last {
@@ -68,6 +68,19 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
         width: side,
         height: side,
         notes,
+    })
+}
+
+/// The board without its counters, the same in every picture: drawn once, as it
+/// was most of each picture's elements.
+fn board() -> &'static str {
+    static BOARD: OnceLock<String> = OnceLock::new();
+    BOARD.get_or_init(|| {
+        let mut svg = Svg::new();
+        areas(&mut svg);
+        lines(&mut svg);
+        labels(&mut svg);
+        svg.into_body()
     })
 }
 
@@ -134,15 +147,36 @@ fn labels(svg: &mut Svg) {
 /// Every counter as a disc in its colour with its initial, so the colour is never
 /// the only cue.
 fn counters(svg: &mut Svg, pos: &Position) {
+    // A counter of one colour on one point is drawn alike in every picture: each of
+    // the 121 × 4 is drawn once, as counters were most of a picture's elements.
+    static DRAWN: OnceLock<Vec<String>> = OnceLock::new();
+    let drawn = DRAWN.get_or_init(|| {
+        let colours = Colour::ALL.len();
+        let mut all = vec![String::new(); POINTS * colours];
+        for p in Point::all() {
+            for c in Colour::ALL {
+                let mut svg = Svg::new();
+                counter(&mut svg, p, c);
+                all[p.index() * colours + c.index()] = svg.into_body();
+            }
+        }
+        all
+    });
     for p in Point::all() {
-        let Some(c) = pos.at(p) else { continue };
-        let (x, y) = at(p);
-        svg.open("g", &[("class", "piece")]);
-        svg.circle((x, y), STEP * 0.36, fill(c), palette::BLACK);
-        let letter = c.letter().to_ascii_uppercase().to_string();
-        svg.text((x, y), 16.0, Anchor::Middle, palette::ink_on(fill(c)), &letter);
-        svg.close("g");
+        if let Some(c) = pos.at(p) {
+            svg.raw(&drawn[p.index() * Colour::ALL.len() + c.index()]);
+        }
     }
+}
+
+/// A counter of colour `c` on point `p`.
+fn counter(svg: &mut Svg, p: Point, c: Colour) {
+    let (x, y) = at(p);
+    svg.open("g", &[("class", "piece")]);
+    svg.circle((x, y), STEP * 0.36, fill(c), palette::BLACK);
+    let letter = c.letter().to_ascii_uppercase().to_string();
+    svg.text((x, y), 16.0, Anchor::Middle, palette::ink_on(fill(c)), &letter);
+    svg.close("g");
 }
 
 /// The path and the captured points of the last move, read from the event the

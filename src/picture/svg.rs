@@ -52,9 +52,19 @@ pub fn escape(text: &str) -> String {
 }
 
 /// [`escape`], appended to `out`: a picture writes thousands of attributes, and
-/// one allocation each showed in its profile.
+/// one allocation each showed in its profile. Nearly every value needs no change,
+/// so the runs between special characters are copied whole.
 fn escape_into(out: &mut String, text: &str) {
-    for c in text.chars() {
+    // The bytes that may start a character to replace or drop: the five specials,
+    // the controls, and the lead byte of U+F000–U+FFFF (U+FFFE and U+FFFF among them).
+    let special = |b: &u8| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | 0..=0x1F | 0xEF);
+    let mut rest = text;
+    while let Some(i) = rest.as_bytes().iter().position(special) {
+        out.push_str(&rest[..i]);
+        let c = rest[i..]
+            .chars()
+            .next()
+            .expect("a special byte starts a character");
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -65,25 +75,64 @@ fn escape_into(out: &mut String, text: &str) {
             c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {}
             c => out.push(c),
         }
+        rest = &rest[i + c.len_utf8()..];
     }
+    out.push_str(rest);
 }
 
 /// A coordinate or length in user units, without a trailing `.0`.
 pub fn num(v: f64) -> String {
+    let mut out = String::new();
+    put_num(&mut out, v);
+    out
+}
+
+/// [`num`], appended to `out`: a page draws thousands of pictures of hundreds of
+/// numbers, and a string for each was a fifth of its time.
+fn put_num(out: &mut String, v: f64) {
     // Nearly every coordinate is a whole number of tenths, which integers print
     // exactly as `{:.1}` would; the float formatter was a third of a page's time.
     let tenths = v * 10.0;
     if tenths.fract() == 0.0 && tenths.abs() < 1e15 {
         let t = tenths as i64;
-        let sign = if v.is_sign_negative() { "-" } else { "" };
-        let (whole, tenth) = (t.unsigned_abs() / 10, t.unsigned_abs() % 10);
-        return match tenth {
-            0 => format!("{sign}{whole}"),
-            _ => format!("{sign}{whole}.{tenth}"),
-        };
+        if v.is_sign_negative() {
+            out.push('-');
+        }
+        put_digits(out, t.unsigned_abs() / 10);
+        let tenth = (t.unsigned_abs() % 10) as u8;
+        if tenth != 0 {
+            out.push('.');
+            out.push(char::from(b'0' + tenth));
+        }
+        return;
     }
     let s = format!("{v:.1}");
-    s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+    out.push_str(s.strip_suffix(".0").unwrap_or(&s));
+}
+
+/// The decimal digits of `n`, without the formatter's machinery (its padding and
+/// dispatch were a tenth of a page's time).
+fn put_digits(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+}
+
+/// One attribute's value: a number in user units, or a text to escape.
+#[derive(Clone, Copy, Debug)]
+enum Value<'a> {
+    /// Printed by [`num`].
+    Num(f64),
+    /// Escaped by [`escape`].
+    Text(&'a str),
 }
 
 /// How a text is aligned on its anchor point.
@@ -111,13 +160,31 @@ impl Svg {
     fn start(&mut self, name: &str, attrs: &[(&str, &str)]) {
         self.body.push('<');
         self.body.push_str(name);
-        for (k, v) in attrs {
-            self.body.push(' ');
-            self.body.push_str(k);
-            self.body.push_str("=\"");
-            escape_into(&mut self.body, v);
-            self.body.push('"');
+        for &(k, v) in attrs {
+            self.attr(k, Value::Text(v));
         }
+    }
+
+    /// Writes ` k="v"`.
+    fn attr(&mut self, k: &str, v: Value) {
+        self.body.push(' ');
+        self.body.push_str(k);
+        self.body.push_str("=\"");
+        match v {
+            Value::Num(n) => put_num(&mut self.body, n),
+            Value::Text(t) => escape_into(&mut self.body, t),
+        }
+        self.body.push('"');
+    }
+
+    /// An empty element `<name … />` whose attributes may be numbers.
+    fn shape(&mut self, name: &str, attrs: &[(&str, Value)]) {
+        self.body.push('<');
+        self.body.push_str(name);
+        for &(k, v) in attrs {
+            self.attr(k, v);
+        }
+        self.body.push_str("/>\n");
     }
 
     /// An empty element `<name … />`.
@@ -147,94 +214,116 @@ impl Svg {
 
     /// A filled rectangle, with an optional class.
     pub fn rect(&mut self, (x, y, w, h): (f64, f64, f64, f64), fill: &str, class: &str) {
-        let (x, y, w, h) = (num(x), num(y), num(w), num(h));
-        let mut attrs = vec![
-            ("x", &*x),
-            ("y", &*y),
-            ("width", &*w),
-            ("height", &*h),
-            ("fill", fill),
+        use Value::{Num, Text};
+        let attrs = [
+            ("x", Num(x)),
+            ("y", Num(y)),
+            ("width", Num(w)),
+            ("height", Num(h)),
+            ("fill", Text(fill)),
+            ("class", Text(class)),
         ];
-        if !class.is_empty() {
-            attrs.push(("class", class));
-        }
-        self.leaf("rect", &attrs);
+        let n = if class.is_empty() { 5 } else { 6 };
+        self.shape("rect", &attrs[..n]);
     }
 
     /// A straight line.
     pub fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, width: f64) {
+        use Value::{Num, Text};
         let attrs = [
-            ("x1", num(x1)),
-            ("y1", num(y1)),
-            ("x2", num(x2)),
-            ("y2", num(y2)),
-            ("stroke", stroke.to_string()),
-            ("stroke-width", num(width)),
+            ("x1", Num(x1)),
+            ("y1", Num(y1)),
+            ("x2", Num(x2)),
+            ("y2", Num(y2)),
+            ("stroke", Text(stroke)),
+            ("stroke-width", Num(width)),
         ];
-        let attrs: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        self.leaf("line", &attrs);
+        self.shape("line", &attrs);
     }
 
     /// A text of height `size` at `(x, y)` (the baseline sits a third of `size` below
     /// `y`, so `y` is roughly the text's middle).
     pub fn text(&mut self, (x, y): (f64, f64), size: f64, anchor: Anchor, fill: &str, content: &str) {
+        use Value::{Num, Text};
         let anchor = match anchor {
             Anchor::Start => "start",
             Anchor::Middle => "middle",
         };
-        let (x, y, size) = (num(x), num(y + size / 3.0), num(size));
+        self.body.push_str("<text");
         let attrs = [
-            ("x", &*x),
-            ("y", &*y),
-            ("font-size", &*size),
-            ("text-anchor", anchor),
-            ("fill", fill),
+            ("x", Num(x)),
+            ("y", Num(y + size / 3.0)),
+            ("font-size", Num(size)),
+            ("text-anchor", Text(anchor)),
+            ("fill", Text(fill)),
         ];
-        self.with_text("text", &attrs, content);
+        for (k, v) in attrs {
+            self.attr(k, v);
+        }
+        self.body.push('>');
+        escape_into(&mut self.body, content);
+        self.body.push_str("</text>\n");
     }
 
     /// A polyline through `points`, unfilled.
     pub fn path(&mut self, points: &[(f64, f64)], stroke: &str, width: f64, class: &str) {
-        let d: Vec<String> = points
-            .iter()
-            .enumerate()
-            .map(|(i, (x, y))| format!("{}{} {}", if i == 0 { 'M' } else { 'L' }, num(*x), num(*y)))
-            .collect();
-        let (d, width) = (d.join(" "), num(width));
+        use Value::{Num, Text};
+        let mut d = String::new();
+        for (i, &(x, y)) in points.iter().enumerate() {
+            d.push_str(if i == 0 { "M" } else { " L" });
+            put_num(&mut d, x);
+            d.push(' ');
+            put_num(&mut d, y);
+        }
         let attrs = [
-            ("d", &*d),
-            ("fill", "none"),
-            ("stroke", stroke),
-            ("stroke-width", &*width),
-            ("stroke-linecap", "round"),
-            ("stroke-linejoin", "round"),
-            ("class", class),
+            ("d", Text(&d)),
+            ("fill", Text("none")),
+            ("stroke", Text(stroke)),
+            ("stroke-width", Num(width)),
+            ("stroke-linecap", Text("round")),
+            ("stroke-linejoin", Text("round")),
+            ("class", Text(class)),
         ];
-        self.leaf("path", &attrs);
+        self.shape("path", &attrs);
     }
 
     /// A closed, filled polygon through `points`.
     pub fn polygon(&mut self, points: &[(f64, f64)], fill: &str, class: &str) {
-        let list: Vec<String> = points
-            .iter()
-            .map(|(x, y)| format!("{},{}", num(*x), num(*y)))
-            .collect();
-        let list = list.join(" ");
+        let mut list = String::new();
+        for (i, &(x, y)) in points.iter().enumerate() {
+            if i > 0 {
+                list.push(' ');
+            }
+            put_num(&mut list, x);
+            list.push(',');
+            put_num(&mut list, y);
+        }
         self.leaf("polygon", &[("points", &list), ("fill", fill), ("class", class)]);
     }
 
     /// A circle.
     pub fn circle(&mut self, (cx, cy): (f64, f64), r: f64, fill: &str, stroke: &str) {
-        let (cx, cy, r) = (num(cx), num(cy), num(r));
+        use Value::{Num, Text};
         let attrs = [
-            ("cx", &*cx),
-            ("cy", &*cy),
-            ("r", &*r),
-            ("fill", fill),
-            ("stroke", stroke),
-            ("stroke-width", "1.5"),
+            ("cx", Num(cx)),
+            ("cy", Num(cy)),
+            ("r", Num(r)),
+            ("fill", Text(fill)),
+            ("stroke", Text(stroke)),
+            ("stroke-width", Text("1.5")),
         ];
-        self.leaf("circle", &attrs);
+        self.shape("circle", &attrs);
+    }
+
+    /// Appends `drawn`, elements an earlier [`Svg`] wrote ([`Svg::into_body`]): for
+    /// the parts of a picture that are the same in every picture of a game.
+    pub fn raw(&mut self, drawn: &str) {
+        self.body.push_str(drawn);
+    }
+
+    /// The elements written so far, for [`Svg::raw`].
+    pub fn into_body(self) -> String {
+        self.body
     }
 
     /// The finished document: `width` × `height` user units, titled `title`, with the
@@ -262,6 +351,11 @@ mod tests {
     #[test]
     fn escape_covers_the_special_characters_and_drops_forbidden_ones() {
         assert_eq!(escape("a<b>&\"'\u{1}c"), "a&lt;b&gt;&amp;&quot;&apos;c");
+        // Around and between them, every other character is kept as it is.
+        let kept = "\té·\u{F000}\u{FFFD}→\r\n";
+        assert_eq!(escape(kept), kept);
+        assert_eq!(escape("x\u{FFFE}y\u{FFFF}z\u{1F}"), "xyz");
+        assert_eq!(escape("<<é&"), "&lt;&lt;é&amp;");
     }
 
     #[test]
