@@ -95,17 +95,19 @@ impl Pages {
     /// Draws every view's picture of `game` as it stands.
     fn draw(&mut self, game: &dyn Game, header: &record::Header) -> anyhow::Result<()> {
         self.book.ply(game.plies());
-        for (v, seat) in self.views.iter().enumerate() {
-            let scene = Scene {
+        let notes: Vec<String> = ending(game, self.result_reached, self.unfinished, header)
+            .into_iter()
+            .collect();
+        let scenes: Vec<Scene> = (self.views.iter().zip(&self.last))
+            .map(|(seat, last)| Scene {
                 ply: game.plies(),
                 seat: *seat,
-                last_events: self.last[v].clone(),
-                notes: ending(game, self.result_reached, self.unfinished, header)
-                    .into_iter()
-                    .collect(),
-            };
-            let svg = picture::draw(game, &scene)?;
-            self.book.picture(v, &svg);
+                last_events: last.clone(),
+                notes: notes.clone(),
+            })
+            .collect();
+        for (v, svg) in picture::draw_views(game, &scenes)?.iter().enumerate() {
+            self.book.picture(v, svg);
         }
         Ok(())
     }

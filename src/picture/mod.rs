@@ -56,19 +56,67 @@ struct Drawn {
 
 /// The SVG document of `game` as `scene` says: omniscient or as `scene.seat` saw it.
 pub fn draw(game: &dyn Game, scene: &Scene) -> Result<String, PictureError> {
-    // The one place the picture reads the game: the line its viewer was sent.
-    let text = match scene.seat {
+    let board = board(game, &text(game, scene), scene)?;
+    Ok(titled(game, scene, &board))
+}
+
+/// [`draw`] of every scene of one ply, for a page: views whose text and last events
+/// are alike share one drawing of the board where the game's drawing reads nothing
+/// else (every view of Peg Chow and Telka, which hide nothing), so a page of those
+/// games draws each ply's board once instead of once per view.
+pub fn draw_views(game: &dyn Game, scenes: &[Scene]) -> Result<Vec<String>, PictureError> {
+    let reads_seat = !matches!(game.id(), GameId::PegChow | GameId::Telka);
+    let mut boards: Vec<(String, &Scene, Board)> = Vec::new();
+    let mut pictures = Vec::with_capacity(scenes.len());
+    for scene in scenes {
+        let text = text(game, scene);
+        let alike = |(t, s, _): &&(String, &Scene, Board)| {
+            *t == text && s.last_events == scene.last_events && (!reads_seat || s.seat == scene.seat)
+        };
+        let i = match boards.iter().position(|b| alike(&b)) {
+            Some(i) => i,
+            None => {
+                let board = board(game, &text, scene)?;
+                boards.push((text, scene, board));
+                boards.len() - 1
+            }
+        };
+        pictures.push(titled(game, scene, &boards[i].2));
+    }
+    Ok(pictures)
+}
+
+/// The line `scene`'s viewer was sent: the one place a picture reads the game.
+fn text(game: &dyn Game, scene: &Scene) -> String {
+    match scene.seat {
         Some(seat) => game.view(seat).text().to_string(),
         None => game.state(),
-    };
+    }
+}
+
+/// A picture without its title and captions: the game's drawing of `text`.
+struct Board {
+    svg: Svg,
+    drawn: Drawn,
+}
+
+/// Draws the board of `text`, the line `scene`'s viewer was sent.
+fn board(game: &dyn Game, text: &str, scene: &Scene) -> Result<Board, PictureError> {
     let options = game.options();
     let mut svg = Svg::new();
     let drawn = match game.id() {
-        GameId::PegChow | GameId::Telka => parker::draw(&mut svg, &text, &options, scene),
-        GameId::IDoubtIt => idoubtit::draw(&mut svg, &text, &options, scene),
-        GameId::MultiChess => multichess::draw(&mut svg, &text, &options, scene),
+        GameId::PegChow | GameId::Telka => parker::draw(&mut svg, text, &options, scene),
+        GameId::IDoubtIt => idoubtit::draw(&mut svg, text, &options, scene),
+        GameId::MultiChess => multichess::draw(&mut svg, text, &options, scene),
     }
     .map_err(PictureError)?;
+    Ok(Board { svg, drawn })
+}
+
+/// The finished document: `board` under the title of `scene`, with the captions.
+fn titled(game: &dyn Game, scene: &Scene, board: &Board) -> String {
+    let Board { svg: drawing, drawn } = board;
+    let mut svg = Svg::new();
     let title = title(game, scene);
     svg.text((16.0, TOP / 2.0), 22.0, Anchor::Start, palette::BLACK, &title);
     let mut y = TOP + drawn.height + LINE / 2.0;
@@ -85,7 +133,7 @@ pub fn draw(game: &dyn Game, scene: &Scene) -> Result<String, PictureError> {
         .fold(0.0, f64::max)
         + 32.0;
     let height = TOP + drawn.height + lines.len() as f64 * LINE + 8.0;
-    Ok(svg.finish(drawn.width.max(text_width), height, &title))
+    drawing.finish(&svg.into_body(), drawn.width.max(text_width), height, &title)
 }
 
 /// The picture `referee show --format svg [--ply K] [--seat N]` prints of `replay`:

@@ -108,8 +108,7 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
         for (i, &seen) in seen.iter().enumerate().skip(a * AREA).take(AREA) {
             svg.raw(if seen { &fixed.squares[i] } else { &fixed.fog[i] });
             if let Some(p) = pos.at(Square::from_index(i)).filter(|_| seen) {
-                let (x, y) = layout.cell(Square::from_index(i));
-                draw_piece(svg, (x + SQ / 2.0, y + SQ / 2.0), p);
+                svg.raw(fixed.piece(&layout, i, p));
             }
         }
         svg.raw(&fixed.labels[a]);
@@ -188,6 +187,9 @@ struct Fixed {
     fog: Vec<String>,
     /// Each area's file and rank labels, the public area's first.
     labels: Vec<String>,
+    /// Each piece a seat may have on each square, drawn the first time a picture
+    /// needs it: [`Fixed::piece`].
+    pieces: Vec<OnceLock<String>>,
 }
 
 impl Fixed {
@@ -218,9 +220,37 @@ impl Fixed {
             labels: areas
                 .map(|area| drawn(&|svg| labels(svg, layout, area)))
                 .collect(),
+            pieces: (0..AREA * (layout.seats + 1) * layout.seats * KINDS.len())
+                .map(|_| OnceLock::new())
+                .collect(),
         }
     }
+
+    /// Piece `p` on the square with index `i`, as `layout` places it.
+    fn piece(&self, layout: &Layout, i: usize, p: Piece) -> &str {
+        let kind = KINDS
+            .iter()
+            .position(|&k| k == p.kind)
+            .expect("every kind is listed");
+        let at = (i * layout.seats + p.owner.index()) * KINDS.len() + kind;
+        self.pieces[at].get_or_init(|| {
+            let (x, y) = layout.cell(Square::from_index(i));
+            let mut svg = Svg::new();
+            draw_piece(&mut svg, (x + SQ / 2.0, y + SQ / 2.0), p);
+            svg.into_body()
+        })
+    }
 }
+
+/// Every kind of piece, for [`Fixed::piece`]'s table.
+const KINDS: [Kind; 6] = [
+    Kind::King,
+    Kind::Queen,
+    Kind::Rook,
+    Kind::Bishop,
+    Kind::Knight,
+    Kind::Pawn,
+];
 
 /// One square without its piece: fogged when the viewer cannot see it, otherwise
 /// in its colour.
@@ -326,6 +356,27 @@ mod tests {
                 let at = format!("x=\"{}\" y=\"{}\"", x, y);
                 assert!(bare.contains(&at) && bare.contains("square"), "{bare} at {at}");
                 assert!(fog.contains(&at) && fog.contains(FOG), "{fog} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_piece_on_every_square_has_a_drawing_of_its_own() {
+        let (fixed, layout) = (Fixed::of(3), Layout::new(3));
+        // Twice over: the second pass reads what the first stored, so two pieces
+        // sharing a slot would show as the wrong drawing.
+        for _ in 0..2 {
+            for i in 0..AREA * 4 {
+                for (owner, kind) in (0..3).flat_map(|s| KINDS.map(|k| (s, k))) {
+                    let p = Piece {
+                        kind,
+                        owner: Seat::from_index(owner),
+                    };
+                    let (x, y) = layout.cell(Square::from_index(i));
+                    let mut svg = Svg::new();
+                    draw_piece(&mut svg, (x + SQ / 2.0, y + SQ / 2.0), p);
+                    assert_eq!(fixed.piece(&layout, i, p), svg.into_body(), "{p:?} on {i}");
+                }
             }
         }
     }

@@ -326,10 +326,12 @@ impl Svg {
         self.body
     }
 
-    /// The finished document: `width` × `height` user units, titled `title`, with the
-    /// title also drawn across the top (the caller leaves room for it).
-    pub fn finish(self, width: f64, height: f64, title: &str) -> String {
-        let mut out = String::with_capacity(self.body.len() + 512);
+    /// The finished document: these elements and then `tail`'s (more elements, as
+    /// [`Svg::into_body`] gives them), `width` × `height` user units, titled
+    /// `title`. Leaves the drawing as it was, so one drawing can end several
+    /// documents.
+    pub fn finish(&self, tail: &str, width: f64, height: f64, title: &str) -> String {
+        let mut out = String::with_capacity(self.body.len() + tail.len() + 512);
         let _ = writeln!(
             out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" \
@@ -339,6 +341,7 @@ impl Svg {
         );
         let _ = writeln!(out, "<title>{}</title>", escape(title));
         out.push_str(&self.body);
+        out.push_str(tail);
         out.push_str("</svg>\n");
         out
     }
