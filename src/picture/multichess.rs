@@ -220,7 +220,7 @@ impl Fixed {
             labels: areas
                 .map(|area| drawn(&|svg| labels(svg, layout, area)))
                 .collect(),
-            pieces: (0..AREA * (layout.seats + 1) * layout.seats * KINDS.len())
+            pieces: (0..AREA * (layout.seats + 1) * layout.seats * Kind::ALL.len())
                 .map(|_| OnceLock::new())
                 .collect(),
         }
@@ -228,11 +228,11 @@ impl Fixed {
 
     /// Piece `p` on the square with index `i`, as `layout` places it.
     fn piece(&self, layout: &Layout, i: usize, p: Piece) -> &str {
-        let kind = KINDS
+        let kind = Kind::ALL
             .iter()
             .position(|&k| k == p.kind)
             .expect("every kind is listed");
-        let at = (i * layout.seats + p.owner.index()) * KINDS.len() + kind;
+        let at = (i * layout.seats + p.owner.index()) * Kind::ALL.len() + kind;
         self.pieces[at].get_or_init(|| {
             let (x, y) = layout.cell(Square::from_index(i));
             let mut svg = Svg::new();
@@ -241,16 +241,6 @@ impl Fixed {
         })
     }
 }
-
-/// Every kind of piece, for [`Fixed::piece`]'s table.
-const KINDS: [Kind; 6] = [
-    Kind::King,
-    Kind::Queen,
-    Kind::Rook,
-    Kind::Bishop,
-    Kind::Knight,
-    Kind::Pawn,
-];
 
 /// One square without its piece: fogged when the viewer cannot see it, otherwise
 /// in its colour.
@@ -367,7 +357,7 @@ mod tests {
         // sharing a slot would show as the wrong drawing.
         for _ in 0..2 {
             for i in 0..AREA * 4 {
-                for (owner, kind) in (0..3).flat_map(|s| KINDS.map(|k| (s, k))) {
+                for (owner, kind) in (0..3).flat_map(|s| Kind::ALL.map(|k| (s, k))) {
                     let p = Piece {
                         kind,
                         owner: Seat::from_index(owner),
