@@ -3,6 +3,8 @@
 //! capture order with their slot numbers, the last move, and the action that may
 //! still be doubted.
 
+use std::sync::OnceLock;
+
 use super::svg::{palette, Anchor, Svg};
 use super::{last_line, Drawn, Scene, TOP};
 use crate::game::idoubtit::board::{BoardKind, Kind, Piece, Side, Square};
@@ -80,8 +82,24 @@ fn corner(sq: Square, board: BoardKind) -> (f64, f64) {
     )
 }
 
-/// The squares with file letters under them and rank numbers to their left.
+/// The squares with file letters under them and rank numbers to their left: the
+/// same in every picture of a board, so drawn once per board (they were most of a
+/// picture's elements).
 fn squares(svg: &mut Svg, board: BoardKind) {
+    static DRAWN: [OnceLock<String>; 2] = [const { OnceLock::new() }; 2];
+    let slot = match board {
+        BoardKind::Chess => 0,
+        BoardKind::Shogi => 1,
+    };
+    svg.raw(DRAWN[slot].get_or_init(|| {
+        let mut drawn = Svg::new();
+        draw_squares(&mut drawn, board);
+        drawn.into_body()
+    }));
+}
+
+/// Draws what [`squares`] keeps.
+fn draw_squares(svg: &mut Svg, board: BoardKind) {
     for sq in board.all_squares() {
         let (x, y) = corner(sq, board);
         let fill = match board {
