@@ -99,7 +99,11 @@ impl Book {
         let numbers = self.numbers(svg, &prev, &prev_text);
         let track = &mut self.views[view];
         track.frames.push(edits(&prev, &numbers));
-        (track.prev, track.text) = (numbers, svg.to_string());
+        // The previous text's allocation holds the next one.
+        let mut text = prev_text;
+        text.clear();
+        text.push_str(svg);
+        (track.prev, track.text) = (numbers, text);
     }
 
     /// The numbers of `svg`'s lines, given the previous picture of its view (`prev`,

@@ -86,16 +86,12 @@ fn corner(sq: Square, board: BoardKind) -> (f64, f64) {
 /// same in every picture of a board, so drawn once per board (they were most of a
 /// picture's elements).
 fn squares(svg: &mut Svg, board: BoardKind) {
-    static DRAWN: [OnceLock<String>; 2] = [const { OnceLock::new() }; 2];
+    static DRAWN: [OnceLock<Svg>; 2] = [const { OnceLock::new() }; 2];
     let slot = match board {
         BoardKind::Chess => 0,
         BoardKind::Shogi => 1,
     };
-    svg.raw(DRAWN[slot].get_or_init(|| {
-        let mut drawn = Svg::new();
-        draw_squares(&mut drawn, board);
-        drawn.into_body()
-    }));
+    svg.append(DRAWN[slot].get_or_init(|| Svg::drawn(|svg| draw_squares(svg, board))));
 }
 
 /// Draws what [`squares`] keeps.

@@ -133,7 +133,7 @@ fn titled(game: &dyn Game, scene: &Scene, board: &Board) -> String {
         .fold(0.0, f64::max)
         + 32.0;
     let height = TOP + drawn.height + lines.len() as f64 * LINE + 8.0;
-    drawing.finish(&svg.into_body(), drawn.width.max(text_width), height, &title)
+    drawing.finish(&svg, drawn.width.max(text_width), height, &title)
 }
 
 /// The picture `referee show --format svg [--ply K] [--seat N]` prints of `replay`:

@@ -99,19 +99,19 @@ impl Layout {
 pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) -> Result<Drawn, String> {
     let seats = options.int("players", 2, 2..=8).map_err(|e| e.to_string())? as usize;
     let (pos, seen) = state::parse(text, seats, scene.seat.is_some()).map_err(|e| e.join("; "))?;
-    let layout = Layout::new(seats);
     let fixed = Fixed::of(seats);
-    svg.raw(&fixed.joints);
+    let layout = &fixed.layout;
+    svg.append(&fixed.joints);
     let areas = std::iter::once(Area::Public).chain((0..seats as u8).map(Area::Private));
     for (a, area) in areas.enumerate() {
-        area_band(svg, &layout, &pos, area);
+        area_band(svg, layout, &pos, area);
         for (i, &seen) in seen.iter().enumerate().skip(a * AREA).take(AREA) {
-            svg.raw(if seen { &fixed.squares[i] } else { &fixed.fog[i] });
+            svg.append(if seen { &fixed.squares[i] } else { &fixed.fog[i] });
             if let Some(p) = pos.at(Square::from_index(i)).filter(|_| seen) {
-                svg.raw(fixed.piece(&layout, i, p));
+                svg.append(fixed.piece(i, p));
             }
         }
-        svg.raw(&fixed.labels[a]);
+        svg.append(&fixed.labels[a]);
     }
     if let Some(mv) = last_move(&scene.last_events, seats) {
         let (from, to) = (layout.centre(mv.from), layout.centre(mv.to));
@@ -179,65 +179,56 @@ fn area_band(svg: &mut Svg, layout: &Layout, pos: &Position, area: Area) {
 /// joints, the squares (bare and fogged) and the labels, drawn once per seat count.
 /// A page draws thousands of pictures, and these were most of each one's elements.
 struct Fixed {
+    /// Where the areas of these pictures go.
+    layout: Layout,
     /// The joints between the public area and the private ones.
-    joints: String,
+    joints: Svg,
     /// Each square, by [`Square::index`], as drawn when seen, without its piece.
-    squares: Vec<String>,
+    squares: Vec<Svg>,
     /// Each square, by [`Square::index`], as drawn under fog.
-    fog: Vec<String>,
+    fog: Vec<Svg>,
     /// Each area's file and rank labels, the public area's first.
-    labels: Vec<String>,
+    labels: Vec<Svg>,
     /// Each piece a seat may have on each square, drawn the first time a picture
     /// needs it: [`Fixed::piece`].
-    pieces: Vec<OnceLock<String>>,
+    pieces: Vec<OnceLock<Svg>>,
 }
 
 impl Fixed {
     /// The fixed parts of pictures with `seats` seats (2–8).
     fn of(seats: usize) -> &'static Fixed {
         static FIXED: [OnceLock<Fixed>; 9] = [const { OnceLock::new() }; 9];
-        FIXED[seats].get_or_init(|| Fixed::draw(&Layout::new(seats)))
+        FIXED[seats].get_or_init(|| Fixed::draw(Layout::new(seats)))
     }
 
     /// Draws them for `layout`.
-    fn draw(layout: &Layout) -> Fixed {
-        let drawn = |f: &dyn Fn(&mut Svg)| {
-            let mut svg = Svg::new();
-            f(&mut svg);
-            svg.into_body()
-        };
-        let squares = (0..AREA * (layout.seats + 1)).map(Square::from_index);
-        let areas = std::iter::once(Area::Public).chain((0..layout.seats as u8).map(Area::Private));
+    fn draw(layout: Layout) -> Fixed {
+        let at = &layout;
+        let squares = (0..AREA * (at.seats + 1)).map(Square::from_index);
+        let areas = std::iter::once(Area::Public).chain((0..at.seats as u8).map(Area::Private));
+        let joints = Svg::drawn(|svg| joints(svg, at));
+        let bare = squares
+            .clone()
+            .map(|sq| Svg::drawn(|svg| square(svg, at, sq, true)));
+        let fog = squares.map(|sq| Svg::drawn(|svg| square(svg, at, sq, false)));
+        let labels = areas.map(|area| Svg::drawn(|svg| labels(svg, at, area)));
+        let pieces = AREA * (at.seats + 1) * at.seats * Kind::ALL.len();
         Fixed {
-            joints: drawn(&|svg| joints(svg, layout)),
-            squares: squares
-                .clone()
-                .map(|sq| drawn(&|svg| square(svg, layout, sq, true)))
-                .collect(),
-            fog: squares
-                .map(|sq| drawn(&|svg| square(svg, layout, sq, false)))
-                .collect(),
-            labels: areas
-                .map(|area| drawn(&|svg| labels(svg, layout, area)))
-                .collect(),
-            pieces: (0..AREA * (layout.seats + 1) * layout.seats * Kind::ALL.len())
-                .map(|_| OnceLock::new())
-                .collect(),
+            joints,
+            squares: bare.collect(),
+            fog: fog.collect(),
+            labels: labels.collect(),
+            pieces: (0..pieces).map(|_| OnceLock::new()).collect(),
+            layout,
         }
     }
 
-    /// Piece `p` on the square with index `i`, as `layout` places it.
-    fn piece(&self, layout: &Layout, i: usize, p: Piece) -> &str {
-        let kind = Kind::ALL
-            .iter()
-            .position(|&k| k == p.kind)
-            .expect("every kind is listed");
-        let at = (i * layout.seats + p.owner.index()) * Kind::ALL.len() + kind;
+    /// Piece `p` on the square with index `i`.
+    fn piece(&self, i: usize, p: Piece) -> &Svg {
+        let at = (i * self.layout.seats + p.owner.index()) * Kind::ALL.len() + p.kind.index();
         self.pieces[at].get_or_init(|| {
-            let (x, y) = layout.cell(Square::from_index(i));
-            let mut svg = Svg::new();
-            draw_piece(&mut svg, (x + SQ / 2.0, y + SQ / 2.0), p);
-            svg.into_body()
+            let centre = self.layout.centre(Square::from_index(i));
+            Svg::drawn(|svg| draw_piece(svg, centre, p))
         })
     }
 }
@@ -342,6 +333,7 @@ mod tests {
             assert_eq!(fixed.squares.len(), AREA * (seats + 1));
             assert_eq!(fixed.labels.len(), seats + 1);
             for (i, (bare, fog)) in fixed.squares.iter().zip(&fixed.fog).enumerate() {
+                let (bare, fog) = (bare.as_str(), fog.as_str());
                 let (x, y) = layout.cell(Square::from_index(i));
                 let at = format!("x=\"{}\" y=\"{}\"", x, y);
                 assert!(bare.contains(&at) && bare.contains("square"), "{bare} at {at}");
@@ -362,10 +354,9 @@ mod tests {
                         kind,
                         owner: Seat::from_index(owner),
                     };
-                    let (x, y) = layout.cell(Square::from_index(i));
-                    let mut svg = Svg::new();
-                    draw_piece(&mut svg, (x + SQ / 2.0, y + SQ / 2.0), p);
-                    assert_eq!(fixed.piece(&layout, i, p), svg.into_body(), "{p:?} on {i}");
+                    let centre = layout.centre(Square::from_index(i));
+                    let fresh = Svg::drawn(|svg| draw_piece(svg, centre, p));
+                    assert_eq!(fixed.piece(i, p).as_str(), fresh.as_str(), "{p:?} on {i}");
                 }
             }
         }

@@ -40,6 +40,11 @@ fn at(p: Point) -> (f64, f64) {
 }
 
 /// Draws the state or view line `text` of a Peg Chow or Telka game.
+///
+/// Of `scene` it reads the last events alone, never whose view it is: the views of
+/// a ply with the same text then have the same board, which a page draws once
+/// (`picture::draw_views`). A drawing that came to read the seat would have to be
+/// taken off that list.
 pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) -> Result<Drawn, String> {
     let int = |key, default, range| options.int(key, default, range).map_err(|e| e.to_string());
     let seating = Seating::new(
@@ -48,7 +53,7 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
     )
     .map_err(|e| e.to_string())?;
     let (pos, out) = state::parse(text, &seating).map_err(|e| e.join("; "))?;
-    svg.raw(board());
+    svg.append(board());
     counters(svg, &pos);
     let last = last_move(&scene.last_events);
     if let Some((path, captured)) = &last {
@@ -73,14 +78,14 @@ pub(super) fn draw(svg: &mut Svg, text: &str, options: &Options, scene: &Scene) 
 
 /// The board without its counters, the same in every picture: drawn once, as it
 /// was most of each picture's elements.
-fn board() -> &'static str {
-    static BOARD: OnceLock<String> = OnceLock::new();
+fn board() -> &'static Svg {
+    static BOARD: OnceLock<Svg> = OnceLock::new();
     BOARD.get_or_init(|| {
-        let mut svg = Svg::new();
-        areas(&mut svg);
-        lines(&mut svg);
-        labels(&mut svg);
-        svg.into_body()
+        Svg::drawn(|svg| {
+            areas(svg);
+            lines(svg);
+            labels(svg);
+        })
     })
 }
 
@@ -149,22 +154,20 @@ fn labels(svg: &mut Svg) {
 fn counters(svg: &mut Svg, pos: &Position) {
     // A counter of one colour on one point is drawn alike in every picture: each of
     // the 121 × 4 is drawn once, as counters were most of a picture's elements.
-    static DRAWN: OnceLock<Vec<String>> = OnceLock::new();
+    static DRAWN: OnceLock<Vec<Svg>> = OnceLock::new();
+    let slot = |p: Point, c: Colour| p.index() * Colour::ALL.len() + c.index();
     let drawn = DRAWN.get_or_init(|| {
-        let colours = Colour::ALL.len();
-        let mut all = vec![String::new(); POINTS * colours];
+        let mut all: Vec<Svg> = (0..POINTS * Colour::ALL.len()).map(|_| Svg::new()).collect();
         for p in Point::all() {
             for c in Colour::ALL {
-                let mut svg = Svg::new();
-                counter(&mut svg, p, c);
-                all[p.index() * colours + c.index()] = svg.into_body();
+                all[slot(p, c)] = Svg::drawn(|svg| counter(svg, p, c));
             }
         }
         all
     });
     for p in Point::all() {
         if let Some(c) = pos.at(p) {
-            svg.raw(&drawn[p.index() * Colour::ALL.len() + c.index()]);
+            svg.append(&drawn[slot(p, c)]);
         }
     }
 }

@@ -126,6 +126,11 @@ fn put_digits(out: &mut String, mut n: u64) {
     out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }
 
+/// Text attributes as [`Value`]s.
+fn texts<'a>(attrs: &'a [(&'a str, &'a str)]) -> impl Iterator<Item = (&'a str, Value<'a>)> {
+    attrs.iter().map(|&(k, v)| (k, Value::Text(v)))
+}
+
 /// One attribute's value: a number in user units, or a text to escape.
 #[derive(Clone, Copy, Debug)]
 enum Value<'a> {
@@ -157,45 +162,51 @@ impl Svg {
     }
 
     /// Writes `<name a="v" …` without closing the tag.
-    fn start(&mut self, name: &str, attrs: &[(&str, &str)]) {
+    fn start<'a>(&mut self, name: &str, attrs: impl IntoIterator<Item = (&'a str, Value<'a>)>) {
         self.body.push('<');
         self.body.push_str(name);
-        for &(k, v) in attrs {
-            self.attr(k, Value::Text(v));
+        for (k, v) in attrs {
+            self.body.push(' ');
+            self.body.push_str(k);
+            self.body.push_str("=\"");
+            match v {
+                Value::Num(n) => put_num(&mut self.body, n),
+                Value::Text(t) => escape_into(&mut self.body, t),
+            }
+            self.body.push('"');
         }
-    }
-
-    /// Writes ` k="v"`.
-    fn attr(&mut self, k: &str, v: Value) {
-        self.body.push(' ');
-        self.body.push_str(k);
-        self.body.push_str("=\"");
-        match v {
-            Value::Num(n) => put_num(&mut self.body, n),
-            Value::Text(t) => escape_into(&mut self.body, t),
-        }
-        self.body.push('"');
     }
 
     /// An empty element `<name … />` whose attributes may be numbers.
     fn shape(&mut self, name: &str, attrs: &[(&str, Value)]) {
-        self.body.push('<');
-        self.body.push_str(name);
-        for &(k, v) in attrs {
-            self.attr(k, v);
-        }
+        self.start(name, attrs.iter().copied());
         self.body.push_str("/>\n");
+    }
+
+    /// An element holding only `content` as text, whose attributes may be numbers.
+    fn element<'a>(
+        &mut self,
+        name: &str,
+        attrs: impl IntoIterator<Item = (&'a str, Value<'a>)>,
+        content: &str,
+    ) {
+        self.start(name, attrs);
+        self.body.push('>');
+        escape_into(&mut self.body, content);
+        self.body.push_str("</");
+        self.body.push_str(name);
+        self.body.push_str(">\n");
     }
 
     /// An empty element `<name … />`.
     pub fn leaf(&mut self, name: &str, attrs: &[(&str, &str)]) {
-        self.start(name, attrs);
+        self.start(name, texts(attrs));
         self.body.push_str("/>\n");
     }
 
     /// Opens a group; [`Svg::close`] ends it.
     pub fn open(&mut self, name: &str, attrs: &[(&str, &str)]) {
-        self.start(name, attrs);
+        self.start(name, texts(attrs));
         self.body.push_str(">\n");
     }
 
@@ -206,10 +217,7 @@ impl Svg {
 
     /// An element holding only `content` as text.
     pub fn with_text(&mut self, name: &str, attrs: &[(&str, &str)], content: &str) {
-        self.start(name, attrs);
-        self.body.push('>');
-        escape_into(&mut self.body, content);
-        let _ = writeln!(self.body, "</{name}>");
+        self.element(name, texts(attrs), content);
     }
 
     /// A filled rectangle, with an optional class.
@@ -249,7 +257,6 @@ impl Svg {
             Anchor::Start => "start",
             Anchor::Middle => "middle",
         };
-        self.body.push_str("<text");
         let attrs = [
             ("x", Num(x)),
             ("y", Num(y + size / 3.0)),
@@ -257,12 +264,7 @@ impl Svg {
             ("text-anchor", Text(anchor)),
             ("fill", Text(fill)),
         ];
-        for (k, v) in attrs {
-            self.attr(k, v);
-        }
-        self.body.push('>');
-        escape_into(&mut self.body, content);
-        self.body.push_str("</text>\n");
+        self.element("text", attrs, content);
     }
 
     /// A polyline through `points`, unfilled.
@@ -315,23 +317,29 @@ impl Svg {
         self.shape("circle", &attrs);
     }
 
-    /// Appends `drawn`, elements an earlier [`Svg`] wrote ([`Svg::into_body`]): for
-    /// the parts of a picture that are the same in every picture of a game.
-    pub fn raw(&mut self, drawn: &str) {
-        self.body.push_str(drawn);
+    /// The elements `draw` writes, kept to be [`Svg::append`]ed: for the parts that
+    /// are the same in every picture of a game, drawn once.
+    pub fn drawn(draw: impl FnOnce(&mut Svg)) -> Svg {
+        let mut svg = Svg::new();
+        draw(&mut svg);
+        svg
     }
 
-    /// The elements written so far, for [`Svg::raw`].
-    pub fn into_body(self) -> String {
-        self.body
+    /// The elements written so far, as text.
+    pub fn as_str(&self) -> &str {
+        &self.body
     }
 
-    /// The finished document: these elements and then `tail`'s (more elements, as
-    /// [`Svg::into_body`] gives them), `width` × `height` user units, titled
-    /// `title`. Leaves the drawing as it was, so one drawing can end several
-    /// documents.
-    pub fn finish(&self, tail: &str, width: f64, height: f64, title: &str) -> String {
-        let mut out = String::with_capacity(self.body.len() + tail.len() + 512);
+    /// Appends the elements of `other`, escaped as it wrote them.
+    pub fn append(&mut self, other: &Svg) {
+        self.body.push_str(&other.body);
+    }
+
+    /// The finished document: these elements and then `tail`'s, `width` × `height`
+    /// user units, titled `title`. Leaves the drawing as it was, so one drawing can
+    /// end several documents.
+    pub fn finish(&self, tail: &Svg, width: f64, height: f64, title: &str) -> String {
+        let mut out = String::with_capacity(self.body.len() + tail.body.len() + 512);
         let _ = writeln!(
             out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" \
@@ -341,7 +349,7 @@ impl Svg {
         );
         let _ = writeln!(out, "<title>{}</title>", escape(title));
         out.push_str(&self.body);
-        out.push_str(tail);
+        out.push_str(&tail.body);
         out.push_str("</svg>\n");
         out
     }

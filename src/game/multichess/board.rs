@@ -163,6 +163,11 @@ impl Kind {
         Kind::Pawn,
     ];
 
+    /// Its place in [`Kind::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The kind of an upper-case letter.
     pub fn from_letter(c: char) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.letter() == c)
