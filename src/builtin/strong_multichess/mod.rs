@@ -48,7 +48,8 @@
 //! small terms for heading to the believed enemy kings and promoting pawns, and a
 //! piece of its own counted half lost where one hidden piece may strike it, lost
 //! where two or more may (with eight seats, next to public rank 5 stand seven
-//! areas' rank 4s). The king
+//! areas' rank 4s), in the public area and inside the enemy areas alike, where a
+//! probe is struck by pawns that stepped unseen and by kings one step off. The king
 //! stays home, except when it has less than a rook's worth of pieces besides king
 //! and pawns to hunt with and the others have nothing but their kings: then it hunts itself, since an enemy king that steps
 //! next to it is taken, and staying home only waits for the ply limit.
@@ -93,8 +94,9 @@ pub(super) fn choose(
     if legal.is_empty() {
         return Some("pass".into()); // R-M6: a seat without a move passes
     }
-    let exposed = fog::exposed(&board, &seen, pos.to_move);
-    let mut search = Search::new(&board, budget, exposed, belief.guessed_kings());
+    let guessed = belief.guessed_kings();
+    let exposed = fog::exposed(&board, &seen, pos.to_move, &guessed);
+    let mut search = Search::new(&board, budget, exposed, guessed);
     // The root in the order of a one-move estimate, equal estimates shuffled by the
     // seed, so that equal moves vary between seeds and not between runs.
     rng_shuffle(&mut legal, rng);

@@ -39,7 +39,7 @@ pub(super) struct Search {
     /// seats or more, several seats move between two moves of the bot, and each
     /// takes what it can.
     streak: u8,
-    /// How many hidden enemy pieces may strike each public square (`fog::exposed`).
+    /// How many hidden enemy pieces may strike each square (`fog::exposed`).
     exposed: Vec<u8>,
     /// The seats (by index) whose king is only guessed (`Belief::guessed_kings`).
     guessed: Vec<bool>,
