@@ -27,7 +27,8 @@
 //! believed line to it is clear. A king neither seen nor remembered is guessed,
 //! next to where it was last seen; a guess is a hope, not a sighting, so in the
 //! search the move onto it finds the square empty: it is worth the look (and the
-//! squares it then sees), not a won game.
+//! squares it then sees), not a won game. A king only remembered is treated so too
+//! when the bot's own king hangs: a stale memory would cost it the game at once.
 //!
 //! **Search** (`search.rs`). Alpha-beta on the believed board, the bot against "the
 //! others": every other seat's moves form one opponent that moves once between two
@@ -48,10 +49,12 @@
 //! small terms for heading to the believed enemy kings and promoting pawns, and a
 //! piece of its own counted half lost where one hidden piece may strike it, lost
 //! where two or more may (with eight seats, next to public rank 5 stand seven
-//! areas' rank 4s). The king
+//! areas' rank 4s), in the public area and inside the enemy areas alike, where a
+//! probe is struck by pawns that stepped unseen and by kings one step off. The king
 //! stays home, except when it has less than a rook's worth of pieces besides king
 //! and pawns to hunt with and the others have nothing but their kings: then it hunts itself, since an enemy king that steps
-//! next to it is taken, and staying home only waits for the ply limit.
+//! next to it is taken, and staying home only waits for the ply limit. With that
+//! little its pawns push on through the fog: a queen is its one way to a win.
 //!
 
 mod belief;
@@ -93,8 +96,9 @@ pub(super) fn choose(
     if legal.is_empty() {
         return Some("pass".into()); // R-M6: a seat without a move passes
     }
-    let exposed = fog::exposed(&board, &seen, pos.to_move);
-    let mut search = Search::new(&board, budget, exposed, belief.guessed_kings());
+    let guessed = belief.guessed_kings();
+    let exposed = fog::exposed(&board, &seen, pos.to_move, &guessed);
+    let mut search = Search::new(&board, budget, exposed, guessed, seen);
     // The root in the order of a one-move estimate, equal estimates shuffled by the
     // seed, so that equal moves vary between seeds and not between runs.
     rng_shuffle(&mut legal, rng);

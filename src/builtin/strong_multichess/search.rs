@@ -4,7 +4,7 @@
 use super::{estimate, worth, WIN};
 use crate::builtin::multichess::distance;
 use crate::builtin::strong::{Budget, Node};
-use crate::game::multichess::board::{Area, Kind, Square};
+use crate::game::multichess::board::{Area, Kind, Piece, Square};
 use crate::game::multichess::rules::{Move, Position};
 use crate::game::Seat;
 
@@ -17,6 +17,10 @@ const CAPTURE_BEAM: usize = 6;
 /// Below this much material besides king and pawns, against bare kings, the bot's
 /// king turns hunter: staying home then only waits for the ply limit (R-M6).
 const HUNTER: i64 = 500;
+
+/// What a rank is worth to a pawn of a bot left with less than `HUNTER` besides
+/// king and pawns.
+const PUSH: i64 = 40;
 
 /// What the hunting king pays for standing on public rank 5, where an enemy king on
 /// an unseen rank 4 may take it.
@@ -39,16 +43,26 @@ pub(super) struct Search {
     /// seats or more, several seats move between two moves of the bot, and each
     /// takes what it can.
     streak: u8,
-    /// How many hidden enemy pieces may strike each public square (`fog::exposed`).
+    /// How many hidden enemy pieces may strike each square (`fog::exposed`).
     exposed: Vec<u8>,
     /// The seats (by index) whose king is only guessed (`Belief::guessed_kings`).
     guessed: Vec<bool>,
+    /// The squares in sight at the decision, by index: a king elsewhere is only
+    /// remembered there.
+    seen: Vec<bool>,
 }
 
 impl Search {
     /// A search for the seat to move in `board`, within `budget`; `exposed` as
-    /// `fog::exposed` gives it, `guessed` as `Belief::guessed_kings` does.
-    pub(super) fn new(board: &Position, budget: Budget, exposed: Vec<u8>, guessed: Vec<bool>) -> Search {
+    /// `fog::exposed` gives it, `guessed` as `Belief::guessed_kings` does, `seen`
+    /// as the view shows it.
+    pub(super) fn new(
+        board: &Position,
+        budget: Budget,
+        exposed: Vec<u8>,
+        guessed: Vec<bool>,
+        seen: Vec<bool>,
+    ) -> Search {
         let streak = if board.remaining().len() >= 3 { 2 } else { 1 };
         Search {
             me: board.to_move,
@@ -58,6 +72,7 @@ impl Search {
             streak,
             exposed,
             guessed,
+            seen,
         }
     }
 
@@ -88,14 +103,17 @@ impl Search {
     /// search (the bot after any other seat, the others after the bot). A king only
     /// guessed is not there to be taken: the move that would take it finds the
     /// square empty (the likeliest outcome), so a probe is worth the look, not a
-    /// win, and the line goes on with that seat's king unknown.
+    /// win, and the line goes on with that seat's king unknown. So is a king only
+    /// remembered, when the bot takes it while its own king hangs: the bot loses
+    /// its king at once if the memory is stale, and trusting it lost games.
     fn play(&self, board: &Position, seat: Seat, mv: &Move) -> Position {
         let mut next = board.clone();
         let taken = next.make(seat, *mv);
-        if let Some((sq, _)) = taken
-            .captured
-            .filter(|(_, p)| p.kind == Kind::King && self.guessed[p.owner.index()])
-        {
+        if let Some((sq, _)) = taken.captured.filter(|&(sq, p)| {
+            p.kind == Kind::King
+                && (self.guessed[p.owner.index()]
+                    || (seat == self.me && !self.seen[sq.index()] && self.king_hangs(board)))
+        }) {
             next = board.clone();
             next.squares[sq.index()] = None;
             next.make(seat, *mv);
@@ -106,6 +124,26 @@ impl Search {
             self.me
         };
         next
+    }
+
+    /// Whether another seat takes the bot's king on `board` if the bot lets it.
+    fn king_hangs(&self, board: &Position) -> bool {
+        let Some(king) = board.all_squares().find(|&sq| {
+            board.at(sq)
+                == Some(Piece {
+                    kind: Kind::King,
+                    owner: self.me,
+                })
+        }) else {
+            return false;
+        };
+        let others = board.remaining().into_iter().filter(|&s| s != self.me);
+        others.into_iter().any(|s| {
+            board.moves(s).into_iter().filter(|m| m.to == king).any(|m| {
+                let mut after = board.clone();
+                after.make(s, m).captured.is_some_and(|(at, _)| at == king)
+            })
+        })
     }
 
     /// Whether the bot is to move in `board` (else the others are).
@@ -210,6 +248,14 @@ impl Search {
         (board.remaining().len() == 1).then_some(WIN - plies)
     }
 
+    /// The worth of the bot's pieces on `board` besides its king and pawns.
+    fn officers(&self, board: &Position) -> i64 {
+        let mine = board.squares.iter().flatten().filter(|p| p.owner == self.me);
+        mine.filter(|p| !matches!(p.kind, Kind::King | Kind::Pawn))
+            .map(|p| worth(p.kind))
+            .sum()
+    }
+
     /// The believed board's worth to the bot.
     fn evaluate(&self, board: &Position) -> i64 {
         let kings: Vec<Square> = board
@@ -221,7 +267,12 @@ impl Search {
             })
             .collect();
         let toward = |sq: Square| kings.iter().map(|&k| distance(sq, k)).min().unwrap_or(0);
-        let (mut mine, mut theirs, mut officers, mut placing) = (0, 0, 0, 0);
+        let (mut mine, mut theirs, mut placing) = (0, 0, 0);
+        // With little besides king and pawns, a queen is the way to a win: the
+        // pawns push on, through the fog that would otherwise hold them back for
+        // the whole game (its seat shared first at the ply limit, R-M6).
+        let officers = self.officers(board);
+        let pushing = officers < HUNTER;
         let mut king = None;
         for sq in board.all_squares() {
             let Some(p) = board.at(sq) else { continue };
@@ -235,11 +286,13 @@ impl Search {
             placing -= match (self.exposed[sq.index()], p.kind) {
                 (0, _) => 0,
                 (_, Kind::King) => EXPOSED_KING,
+                (_, Kind::Pawn) if pushing => 0,
                 (1, kind) => 3 * worth(kind) / 4,
                 (_, kind) => 3 * worth(kind) / 2,
             };
             placing += match p.kind {
                 // Pawns on the way to promotion (public rank 8).
+                Kind::Pawn if pushing => PUSH * i64::from(sq.rank),
                 Kind::Pawn => 4 * i64::from(sq.rank),
                 Kind::King => {
                     king = Some(sq);
@@ -248,7 +301,6 @@ impl Search {
                 // Other pieces towards the nearest enemy king, seen or believed, and
                 // into foreign areas, where they see what they attack (R-M3).
                 _ => {
-                    officers += worth(p.kind);
                     let inside =
                         matches!(sq.area, Area::Private(a) if board.owners[a as usize] != Some(self.me));
                     -8 * toward(sq) + if inside { 30 } else { 0 }
@@ -270,5 +322,87 @@ impl Search {
         });
         let others = board.remaining().len() as i64 - 1;
         mine + mine / 2 - theirs + placing - 2_000 * others
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Puts `kind` of the seat numbered `seat` on `name`, or empties it.
+    fn put(board: &mut Position, name: &str, piece: Option<(Kind, usize)>) {
+        let sq = Square::parse(name, board.seats).unwrap();
+        board.squares[sq.index()] = piece.map(|(kind, seat)| Piece {
+            kind,
+            owner: Seat::new(seat).unwrap(),
+        });
+    }
+
+    #[test]
+    fn a_remembered_king_is_no_win_while_its_own_king_hangs() {
+        let mut board = Position::start(2);
+        for sq in board.all_squares().collect::<Vec<_>>() {
+            if sq.area == Area::Private(1) {
+                board.squares[sq.index()] = None;
+            }
+        }
+        put(&mut board, "2:e1", Some((Kind::King, 2)));
+        put(&mut board, "e5", Some((Kind::Rook, 1)));
+        put(&mut board, "1:e2", None);
+        put(&mut board, "1:e3", Some((Kind::Queen, 2)));
+        // Area 2 is out of sight: its king is only remembered on 2:e1.
+        let seen = board
+            .all_squares()
+            .map(|sq| sq.area != Area::Private(1))
+            .collect();
+        let budget = Budget {
+            nodes: 100_000,
+            deadline: None,
+        };
+        let mut search = Search::new(&board, budget, vec![0; board.squares.len()], vec![false; 2], seen);
+        let moves = board.moves(board.to_move);
+        let (best, _) = search.root(&board, &moves, 2, |_| 0).unwrap();
+        assert_ne!(
+            best.to,
+            Square::parse("2:e1", 2).unwrap(),
+            "the probe leaves its king to the queen"
+        );
+        assert_eq!(best.to, Square::parse("1:e3", 2).unwrap(), "it takes the queen");
+    }
+
+    #[test]
+    fn a_bot_left_with_pawns_pushes_them_through_the_fog() {
+        let mut board = Position::start(3);
+        for sq in board.all_squares().collect::<Vec<_>>() {
+            if board
+                .at(sq)
+                .is_some_and(|p| p.owner.index() == 0 && p.kind != Kind::King)
+            {
+                board.squares[sq.index()] = None;
+            }
+        }
+        put(&mut board, "1:a4", Some((Kind::Pawn, 1)));
+        let mut ahead = board.clone();
+        put(&mut ahead, "1:a4", None);
+        put(&mut ahead, "a5", Some((Kind::Pawn, 1)));
+        // Public a5 is next to two enemy areas' rank 4: struck twice from the fog.
+        let mut exposed = vec![0; board.squares.len()];
+        exposed[Square::parse("a5", 3).unwrap().index()] = 2;
+        let budget = Budget {
+            nodes: 1_000,
+            deadline: None,
+        };
+        let seen = vec![true; board.squares.len()];
+        let search = Search::new(&board, budget, exposed, vec![false; 3], seen);
+        assert!(
+            search.evaluate(&ahead) > search.evaluate(&board),
+            "with pawns alone it pushes"
+        );
+        put(&mut board, "1:a1", Some((Kind::Rook, 1)));
+        put(&mut ahead, "1:a1", Some((Kind::Rook, 1)));
+        assert!(
+            search.evaluate(&ahead) < search.evaluate(&board),
+            "with a rook it keeps the pawn back"
+        );
     }
 }
