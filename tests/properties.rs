@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use referee::clock::TimeControl;
 use referee::game::{
-    ActionKind, EndReason, ForfeitKind, GameId, Options, Outcome, Rejection, Seat, SetupError,
+    ActionKind, EndReason, ForfeitKind, GameId, Options, Outcome, Rejection, Seat, SetupError, Turn,
 };
 use referee::protocol::agent::{AgentInput, FromAgent, GoClock, ToAgent};
 use referee::record;
@@ -885,6 +885,45 @@ proptest! {
 // Regressions: bugs the properties above found
 // ---------------------------------------------------------------------------------
 
+/// A view whose counter is the highest a `u32` holds: the built-in agents searched
+/// on from it and the ply count overflowed (multichess, found by
+/// `mutated_views_parse_cleanly`). Every game's parser now refuses such a counter,
+/// in a state string and in a view.
+#[test]
+fn counters_near_u32_max_are_refused_and_no_bot_panics() {
+    // The counter's field in each game's state and view, counted from 0.
+    let cases = [
+        (setup(GameId::MultiChess, "players=2"), 4),
+        (setup(GameId::MultiChess, "players=5"), 7),
+        (setup(GameId::IDoubtIt, "variant=0"), 7),
+        (setup(GameId::Telka, "players=2"), 2),
+        (setup(GameId::PegChow, "players=4"), 2),
+    ];
+    let refused = "`4294967295`: expected an integer from 0 to 2147483647";
+    for (setup, field) in cases {
+        let game = played(setup, 6151946905959200, 6);
+        let Turn::Act { seat, .. } = game.turn() else {
+            panic!("{setup:?}: over after 6 plies")
+        };
+        let replaced = |text: &str, counter: &str| {
+            let mut words: Vec<&str> = text.split(' ').collect();
+            words[field] = counter;
+            words.join(" ")
+        };
+        let options = setup.start().options();
+        let error = setup
+            .game
+            .create(&options, Some(&replaced(&game.state(), "4294967295")))
+            .map(|_| ())
+            .expect_err("refused");
+        assert!(error.to_string().contains(refused), "{setup:?}: {error}");
+        let view = game.view(seat).text().to_string();
+        for counter in ["2147483647", "4294967295"] {
+            check_view_text(setup, seat, &replaced(&view, counter));
+        }
+    }
+}
+
 #[test]
 fn idoubtit_plies_near_u32_max_do_not_overflow() {
     let options = Options::parse(["variant=0"]).expect("options");
@@ -899,7 +938,7 @@ fn idoubtit_plies_near_u32_max_do_not_overflow() {
     assert!(
         error
             .to_string()
-            .contains("ply counter 4294967295: at most 2147483647"),
+            .contains("plies `4294967295`: expected an integer from 0 to 2147483647"),
         "{error}"
     );
     let state = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR play w - - - - 2147483615 -";

@@ -468,6 +468,17 @@ pub enum Unforfeitable {
 /// The highest ply count a state string may start a game at.
 pub const MAX_START_PLY: u32 = u32::MAX / 2;
 
+/// Parses a state string's ply or move counter, at most [`MAX_START_PLY`].
+///
+/// Views are held to this too: a bot's search counts plies on from the view it was
+/// sent, and a counter near `u32::MAX` in a mangled view must not overflow there.
+pub fn parse_counter(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if n <= MAX_START_PLY => Ok(n),
+        _ => Err(format!("`{text}`: expected an integer from 0 to {MAX_START_PLY}")),
+    }
+}
+
 /// The games `referee` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameId {

@@ -9,7 +9,7 @@
 use super::board::{BoardKind, Kind, Piece, Side, Square};
 use super::notation::{self, Action, Promotion};
 use super::rules::{Pending, Phase, Position, Variant};
-use crate::game::push_decimal;
+use crate::game::{parse_counter, push_decimal};
 
 /// How to print types: all of them, or as one seat may see them.
 #[derive(Clone, Copy)]
@@ -422,9 +422,9 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
             }
         };
     }
-    match fields[7].parse() {
+    match parse_counter(fields[7]) {
         Ok(p) => pos.plies = p,
-        Err(_) => problems.push(format!("plies `{}`: expected a non-negative integer", fields[7])),
+        Err(e) => problems.push(format!("plies {e}")),
     }
     pos.ep = match fields[8] {
         "-" => None,

@@ -5,7 +5,7 @@
 
 use super::board::{Area, Kind, Piece, Square};
 use super::rules::Position;
-use crate::game::{push_decimal, Seat};
+use crate::game::{parse_counter, push_decimal, Seat};
 
 /// Prints the position; with `seen`, unseen squares print `?` and the castling rights
 /// of areas the seat does not fully see print `?`.
@@ -135,12 +135,9 @@ pub fn parse(text: &str, seats: usize, view: bool) -> Result<(Position, Vec<bool
             fields[seats + 1]
         )),
     }
-    match fields[seats + 2].parse() {
+    match parse_counter(fields[seats + 2]) {
         Ok(p) => pos.plies = p,
-        Err(_) => problems.push(format!(
-            "plies `{}`: expected a non-negative integer",
-            fields[seats + 2]
-        )),
+        Err(e) => problems.push(format!("plies {e}")),
     }
     let owners: Vec<&str> = fields[seats + 3].split(',').collect();
     if owners.len() != seats {

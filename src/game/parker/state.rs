@@ -8,7 +8,7 @@
 use super::board::{Colour, Point, POINTS, SIZE};
 use super::rules::Position;
 use super::seating::Seating;
-use crate::game::{push_decimal, Seat};
+use crate::game::{parse_counter, push_decimal, Seat};
 
 /// Prints the state string of `pos` with the seats that are `out`.
 pub fn print(pos: &Position, out: &[Seat]) -> String {
@@ -122,12 +122,7 @@ pub fn parse(text: &str, seating: &Seating) -> Result<(Position, Vec<Seat>), Vec
         }
         Some(_) => {}
     }
-    let moves = fields[2].parse::<u32>().map_err(|_| {
-        problems.push(format!(
-            "move count `{}`: expected a non-negative integer",
-            fields[2]
-        ));
-    });
+    let moves = parse_counter(fields[2]).map_err(|e| problems.push(format!("move count {e}")));
     let mut out = Vec::new();
     if let Some(field) = fields.get(3) {
         match field.strip_prefix("out=") {
