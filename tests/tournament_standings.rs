@@ -160,6 +160,51 @@ fn more_seats_show_average_place_and_rating() {
             assert!(places.contains(&format!(" {name}")), "{name} has a place: {line}");
         }
     }
+    // Head to head, from the places of each game: ahead wins, a shared place draws.
+    let mut expected = (0, 0, 0);
+    for line in lines_starting(&stderr, "game ") {
+        // `1st greedy, 2nd random, 2nd r2 (max-plies); …`: a place is one digit here.
+        let places = line.split(": ").nth(1).unwrap_or("");
+        let place_of = |name: &str| -> u32 {
+            let entry = places.split(", ").find(|e| e.split(' ').nth(1) == Some(name));
+            entry.unwrap_or_else(|| panic!("{name} in {line}"))[..1]
+                .parse()
+                .unwrap()
+        };
+        match place_of("greedy").cmp(&place_of("random")) {
+            std::cmp::Ordering::Less => expected.0 += 1,
+            std::cmp::Ordering::Equal => expected.1 += 1,
+            std::cmp::Ordering::Greater => expected.2 += 1,
+        }
+    }
+    let head = lines_starting(&stderr, "greedy vs random: ");
+    let want = format!(
+        "greedy vs random: +{} ={} -{}  score ",
+        expected.0, expected.1, expected.2
+    );
+    assert!(
+        head.last().is_some_and(|l| l.starts_with(&want)),
+        "{want}: {stderr}"
+    );
+    assert!(!head.iter().any(|l| l.contains("pentanomial")), "{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap()).unwrap();
+    let pairings = summary["pairings"].as_array().expect("pairings");
+    assert_eq!(pairings.len(), 3, "every pair of three entrants: {summary}");
+    let p = &pairings[0];
+    assert_eq!(
+        (p["first"].as_str(), p["second"].as_str()),
+        (Some("greedy"), Some("random"))
+    );
+    assert_eq!(p["pentanomial"], serde_json::Value::Null);
+    let score = p["score"].as_f64().unwrap();
+    let games = f64::from(expected.0 + expected.1 + expected.2);
+    assert!((score - (f64::from(expected.0) + f64::from(expected.1) / 2.0) / games).abs() < 1e-9);
+    let (lo, hi) = (
+        p["score_interval"][0].as_f64().unwrap(),
+        p["score_interval"][1].as_f64().unwrap(),
+    );
+    assert!(lo <= score && score <= hi && lo < hi, "{p}");
 }
 
 /// The tournament held at the gate: on any way out of the test the gate opens and the

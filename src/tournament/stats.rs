@@ -61,6 +61,20 @@ impl Wdl {
     }
 }
 
+/// The Wilson 95% interval of a score of `points` out of `games` (a draw counts
+/// half): unlike the normal approximation it stays inside 0–100% and is not empty
+/// when every game was won, which the small samples of a bot's first tests often are.
+pub fn wilson(points: f64, games: f64) -> (f64, f64) {
+    if games == 0.0 {
+        return (0.0, 1.0);
+    }
+    let p = points / games;
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * games)) / (1.0 + z2 / games);
+    let half = Z95 / (1.0 + z2 / games) * (p * (1.0 - p) / games + z2 / (4.0 * games * games)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
 /// The Elo difference of an expected score under the logistic model.
 pub fn elo_of(score: f64) -> f64 {
     -400.0 * (1.0 / score - 1.0).log10()
@@ -274,6 +288,17 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() < tol
+    }
+
+    #[test]
+    fn the_wilson_interval_matches_the_textbook_figures() {
+        // 10 of 10: 72.2–100%; 5 of 10: 23.7–76.3%; 0 of 20: 0–16.1%.
+        let (lo, hi) = wilson(10.0, 10.0);
+        assert!(close(lo, 0.7225, 1e-4) && close(hi, 1.0, 1e-12), "{lo} {hi}");
+        let (lo, hi) = wilson(5.0, 10.0);
+        assert!(close(lo, 0.2366, 1e-4) && close(hi, 0.7634, 1e-4), "{lo} {hi}");
+        let (lo, hi) = wilson(0.0, 20.0);
+        assert!(close(lo, 0.0, 1e-12) && close(hi, 0.1611, 1e-4), "{lo} {hi}");
     }
 
     #[test]

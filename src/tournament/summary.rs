@@ -48,7 +48,9 @@ pub struct Standing {
     pub protocol: u32,
 }
 
-/// Head-to-head figures for one pair of entrants (two-seat games).
+/// Head-to-head figures for one pair of entrants, over the games both sat in. In a
+/// game of more seats the one placed ahead wins and a shared place is a draw, so
+/// that "how does A do against B" has an answer there too.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Pairing {
     /// First entrant's name.
@@ -57,14 +59,19 @@ pub struct Pairing {
     pub second: String,
     /// First's wins, draws, losses against the second.
     pub wdl: (u32, u32, u32),
+    /// First's score against the second (a draw counts half).
+    pub score: f64,
+    /// The score's 95% interval (Wilson).
+    pub score_interval: (f64, f64),
     /// Elo of the first over the second, with the 95% half-width.
     pub elo: (f64, f64),
     /// Likelihood that the first is stronger.
     pub los: f64,
     /// Draws per game.
     pub draw_ratio: f64,
-    /// Pentanomial counts of the first's game-pair totals (0, ½, 1, 1½, 2).
-    pub pentanomial: [u32; 5],
+    /// Pentanomial counts of the first's game-pair totals (0, ½, 1, 1½, 2), for
+    /// two-seat games, whose colour-swapped pairs they count; `null` for more seats.
+    pub pentanomial: Option<[u32; 5]>,
 }
 
 /// The statistics of a tournament, from its finished games.
@@ -80,7 +87,7 @@ pub struct Summary {
     pub scheduled: usize,
     /// Table, best first.
     pub standings: Vec<Standing>,
-    /// Head-to-head figures (two-seat games).
+    /// Head-to-head figures of every pair of entrants that met.
     pub pairings: Vec<Pairing>,
     /// SPRT log-likelihood ratio, bounds and decision, if configured.
     pub sprt: Option<(f64, (f64, f64), String)>,
@@ -90,7 +97,8 @@ pub struct Summary {
     pub repeated: usize,
 }
 
-/// `a`'s score in a two-seat game against `b`, if they were its two seats.
+/// `a`'s score in a game against `b`, if both sat in it: 1 placed ahead, ½ placed
+/// alike, 0 behind.
 fn score(r: &GameResult, a: usize, b: usize) -> Option<f64> {
     let (sa, sb) = (
         r.seats.iter().position(|&w| w == a)?,
@@ -134,11 +142,7 @@ pub fn summarize_counted(
     let mut results: Vec<GameResult> = results.to_vec();
     results.sort_by_key(|r| r.index);
     let mut standings = standings(def, seats, &results);
-    let pairings = if seats == 2 {
-        pairings(def, &results)
-    } else {
-        Vec::new()
-    };
+    let pairings = pairings(def, seats, &results);
     let sprt = sprt_summary(def, &results);
     // Best first: score for two seats, average place (lower is better) otherwise.
     standings.sort_by(|x, y| {
@@ -270,8 +274,8 @@ fn tally(standings: &mut [Standing], seats: usize, results: &[GameResult]) -> Ve
     place_sum
 }
 
-/// Head-to-head figures of every pair of entrants that met (two-seat games).
-fn pairings(def: &Definition, results: &[GameResult]) -> Vec<Pairing> {
+/// Head-to-head figures of every pair of entrants that met in games of `seats`.
+fn pairings(def: &Definition, seats: usize, results: &[GameResult]) -> Vec<Pairing> {
     let n = def.entrants.len();
     let mut pairings = Vec::new();
     for a in 0..n {
@@ -288,14 +292,17 @@ fn pairings(def: &Definition, results: &[GameResult]) -> Vec<Pairing> {
             if wdl.games() == 0 {
                 continue;
             }
+            let points = f64::from(wdl.wins) + f64::from(wdl.draws) / 2.0;
             pairings.push(Pairing {
                 first: def.entrants[a].name.clone(),
                 second: def.entrants[b].name.clone(),
                 wdl: (wdl.wins, wdl.draws, wdl.losses),
+                score: wdl.score(),
+                score_interval: stats::wilson(points, f64::from(wdl.games())),
                 elo: wdl.elo(),
                 los: wdl.los(),
                 draw_ratio: wdl.draw_ratio(),
-                pentanomial: pentanomial(results, a, b).0,
+                pentanomial: (seats == 2).then(|| pentanomial(results, a, b).0),
             });
         }
     }
@@ -418,23 +425,27 @@ impl Summary {
     /// Per pair of entrants their head-to-head line, then the SPRT and repeats lines.
     fn pairings_lines(&self, t: &mut String) {
         for p in &self.pairings {
-            let _ = writeln!(
+            let (lo, hi) = p.score_interval;
+            let _ = write!(
                 *t,
-                "{} vs {}: +{} ={} -{}  elo {}  los {:.1}%  draws {:.1}%  pentanomial [{}]",
+                "{} vs {}: +{} ={} -{}  score {:.1}% ({:.1}–{:.1}%)  elo {}  los {:.1}%  draws {:.1}%",
                 p.first,
                 p.second,
                 p.wdl.0,
                 p.wdl.1,
                 p.wdl.2,
+                p.score * 100.0,
+                lo * 100.0,
+                hi * 100.0,
                 fmt_elo(p.elo.0, p.elo.1),
                 p.los * 100.0,
                 p.draw_ratio * 100.0,
-                p.pentanomial
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" ")
             );
+            if let Some(cells) = p.pentanomial {
+                let cells: Vec<String> = cells.iter().map(u32::to_string).collect();
+                let _ = write!(*t, "  pentanomial [{}]", cells.join(" "));
+            }
+            t.push('\n');
         }
         if let Some((llr, (lo, hi), state)) = &self.sprt {
             let _ = writeln!(*t, "SPRT: LLR {llr:.2} ({lo:.2}, {hi:.2}) {state}");
@@ -459,6 +470,8 @@ pub fn repeat_warning(repeated: usize, finished: usize) -> String {
 
 /// `+123.4 ± 56.7`, or `±inf` when the score is 0 or 1.
 pub fn fmt_elo(elo: f64, half: f64) -> String {
+    // An even score gives −0.0, which would print as `-0.0`.
+    let elo = elo + 0.0;
     if elo.is_finite() && half.is_finite() {
         format!("{elo:+.1} ± {half:.1}")
     } else if elo.is_finite() {
