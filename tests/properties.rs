@@ -946,6 +946,25 @@ fn idoubtit_plies_near_u32_max_do_not_overflow() {
     assert_eq!(game.plies(), referee::game::MAX_START_PLY);
 }
 
+/// A state set up in placement with its counter at the limit: when placement ends the
+/// game is drawn (R-D8); it let one more move take the counter to 2147483648, whose
+/// final state the parser, and so `show --format svg`, refused.
+#[test]
+fn idoubtit_placement_ending_at_the_ply_limit_is_drawn() {
+    let options = Options::parse(["variant=0"]).expect("options");
+    let state = "8/8/8/8/8/8/8/8 place w - - KQRRBBNNPPPPPPPP KQRRBBNNPPPPPPPP 2147483647 -";
+    let mut game = GameId::IDoubtIt.create(&options, Some(state)).expect("room left");
+    while let Turn::Act { seat, .. } = game.turn() {
+        let action = game.legal_actions()[0].clone();
+        assert!(action.contains('@'), "a move after placement: {}", game.state());
+        game.play(seat, &action).expect("legal");
+    }
+    assert!(game.outcome().is_some(), "{}", game.state());
+    assert!(game.state().contains(" drawn "), "{}", game.state());
+    let counter = game.state().split(' ').nth(7).map(str::to_string);
+    assert_eq!(counter.as_deref(), Some("2147483647"), "{}", game.state());
+}
+
 #[test]
 fn agent_input_setoption_without_a_name_does_not_panic() {
     // Sliced `rest[5..4]` and panicked.

@@ -142,6 +142,10 @@ impl IdtGame {
                 if self.pos.supply.iter().all(Vec::is_empty) {
                     self.pos.phase = Phase::Play;
                     self.pos.to_act = Side::White;
+                    // A state set up in placement may already count the limit's
+                    // actions (R-D8): drawn now, or a move would take the counter
+                    // past what a state string may hold.
+                    self.check_draw();
                 } else if !self.pos.supply[self.variant.placed_for(next)].is_empty() {
                     self.pos.to_act = next;
                 }
