@@ -30,6 +30,12 @@ impl Wdl {
         (self.wins as f64 + self.draws as f64 / 2.0) / self.games() as f64
     }
 
+    /// The score's 95% interval (Wilson).
+    pub fn score_interval(&self) -> (f64, f64) {
+        let points = f64::from(self.wins) + f64::from(self.draws) / 2.0;
+        wilson(points, f64::from(self.games()))
+    }
+
     /// Draws per game.
     pub fn draw_ratio(&self) -> f64 {
         self.draws as f64 / self.games() as f64

@@ -292,13 +292,12 @@ fn pairings(def: &Definition, seats: usize, results: &[GameResult]) -> Vec<Pairi
             if wdl.games() == 0 {
                 continue;
             }
-            let points = f64::from(wdl.wins) + f64::from(wdl.draws) / 2.0;
             pairings.push(Pairing {
                 first: def.entrants[a].name.clone(),
                 second: def.entrants[b].name.clone(),
                 wdl: (wdl.wins, wdl.draws, wdl.losses),
                 score: wdl.score(),
-                score_interval: stats::wilson(points, f64::from(wdl.games())),
+                score_interval: wdl.score_interval(),
                 elo: wdl.elo(),
                 los: wdl.los(),
                 draw_ratio: wdl.draw_ratio(),
