@@ -965,6 +965,30 @@ fn idoubtit_placement_ending_at_the_ply_limit_is_drawn() {
     assert_eq!(counter.as_deref(), Some("2147483647"), "{}", game.state());
 }
 
+/// A placement-phase state with two of Black's pieces (its king among them) cut out:
+/// the game accepted it and then, on a move of Black's, dropped a view seat 1 had
+/// been told from its information state (found by `controller_sessions_answer_cleanly`).
+/// Nothing is taken before play, so placement must hold the whole army.
+#[test]
+fn a_placement_state_missing_pieces_is_refused() {
+    let options = Options::parse(["variant=0"]).expect("options");
+    let state = "pppppnbb/2qnrrp1/8/8/8/8/PPNRPBBP/PPRNQPPK place b - - - P 0 -";
+    let error = GameId::IDoubtIt
+        .create(&options, Some(state))
+        .map(|_| ())
+        .expect_err("a king short");
+    assert!(
+        error
+            .to_string()
+            .contains("14 pieces placed or to place for black, the army has 16"),
+        "{error}"
+    );
+    let whole = "pppppnbb/pkqnrrp1/8/8/8/8/PPNRPBBP/PPRNQPPK place b - - - P 0 -";
+    GameId::IDoubtIt
+        .create(&options, Some(whole))
+        .expect("the whole army");
+}
+
 #[test]
 fn agent_input_setoption_without_a_name_does_not_panic() {
     // Sliced `rest[5..4]` and panicked.

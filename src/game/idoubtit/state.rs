@@ -479,6 +479,12 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
         if total > army {
             problems.push(format!("{total} pieces placed for {side}, the army has {army}"));
         }
+        // Nothing is taken before play, so placement holds the whole army (R-D1).
+        if placing && total < army {
+            problems.push(format!(
+                "{total} pieces placed or to place for {side}, the army has {army}"
+            ));
+        }
     }
     let unplaced = pos.supply.iter().any(|s| !s.is_empty());
     if unplaced != (pos.phase == Phase::Place) {
