@@ -406,3 +406,64 @@ fn a_seed_option_for_a_builtin_agent_is_refused_with_one_line_and_exit_2() {
     }
     assert!(!tmp.path().join("t").exists(), "nothing written");
 }
+
+/// The CPUs in a `Cpus_allowed_list` such as `0-3,6`.
+fn cpu_list(text: &str) -> Vec<usize> {
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',') {
+        let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+        cpus.extend(lo.parse::<usize>().expect("a CPU")..=hi.parse::<usize>().expect("a CPU"));
+    }
+    cpus
+}
+
+/// `--affinity`: each worker, and the agents it starts, runs on a CPU of its own, one
+/// of those the referee may use; without it an agent may run wherever the referee may.
+#[test]
+fn with_affinity_each_worker_and_its_agents_run_on_a_cpu_of_their_own() {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let mine = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list")
+        .trim()
+        .to_string();
+    let allowed = cpu_list(&mine);
+    let dir = tempfile::tempdir().unwrap();
+    let agents = [counted("a", 1, "cpus", &[]), counted("b", 2, "cpus", &[])];
+    let flags = ["--games", "16", "--concurrency", "2", "-o", "max-plies=20"];
+    run(
+        dir.path(),
+        "pinned",
+        &agents,
+        &[&flags[..], &["--affinity"]].concat(),
+    );
+    let mut used = BTreeSet::new();
+    for (index, game) in games(&dir.path().join("pinned")) {
+        let cpus: BTreeSet<String> = game.seats.iter().map(|(_, token)| token.clone()).collect();
+        assert_eq!(
+            cpus.len(),
+            1,
+            "game {index}: both agents on their worker's CPU: {cpus:?}"
+        );
+        for token in cpus {
+            let cpu = cpu_list(token.strip_prefix("cpus=").expect("cpus="));
+            assert!(
+                cpu.len() == 1 && allowed.contains(&cpu[0]),
+                "game {index}: {token} of {mine}"
+            );
+            used.insert(cpu[0]);
+        }
+    }
+    assert_eq!(
+        used.len(),
+        allowed.len().min(2),
+        "two workers, two CPUs where there are two: {used:?}"
+    );
+    run(dir.path(), "free", &agents, &flags);
+    for (index, game) in games(&dir.path().join("free")) {
+        for (_, token) in &game.seats {
+            assert_eq!(token, &format!("cpus={mine}"), "game {index}");
+        }
+    }
+}

@@ -10,6 +10,7 @@
 //! happened ([`Received`], [`AgentError`]) and guarantees that the referee itself never
 //! hangs on an agent and that no agent process outlives [`AgentProcess::shutdown`].
 
+pub mod affinity;
 mod capped_log;
 mod lines;
 mod process;

@@ -48,13 +48,9 @@ impl Cpus {
     pub(super) fn detect() -> Option<Cpus> {
         #[cfg(target_os = "linux")]
         {
-            use nix::sched::{sched_getaffinity, CpuSet};
-            use nix::unistd::Pid;
-            let original = sched_getaffinity(Pid::from_raw(0)).ok()?;
-            let ids: Vec<usize> = (0..CpuSet::count())
-                .filter(|&c| original.is_set(c).unwrap_or(false))
-                .take(2)
-                .collect();
+            let original = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).ok()?;
+            let mut ids = crate::agent::affinity::allowed_cpus();
+            ids.truncate(2);
             (!ids.is_empty()).then_some(Cpus { original, ids })
         }
         #[cfg(not(target_os = "linux"))]
@@ -71,16 +67,8 @@ impl Cpus {
     }
 
     /// Pins the calling thread to CPU `cpu`.
-    #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
     fn pin(&self, cpu: usize) -> std::io::Result<()> {
-        #[cfg(target_os = "linux")]
-        {
-            let mut set = nix::sched::CpuSet::new();
-            set.set(cpu).map_err(std::io::Error::from)?;
-            nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
-                .map_err(std::io::Error::from)?;
-        }
-        Ok(())
+        crate::agent::affinity::pin_thread(cpu)
     }
 
     /// Gives the calling thread back every CPU it had.

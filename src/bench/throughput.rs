@@ -172,6 +172,7 @@ fn run_options(exe: &str, out: &Path, concurrency: usize, isolation: &Isolation)
     RunOptions {
         out: out.to_path_buf(),
         concurrency,
+        affinity: false,
         shard: None,
         shared: None,
         resume: false,

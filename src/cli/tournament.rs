@@ -52,6 +52,11 @@ pub struct TournamentArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = super::args::positive::<usize>)]
     concurrency: usize,
+    /// Pin each of the games played at once, the referee's thread and its agents, to
+    /// a CPU of its own (round robin when games outnumber CPUs); a multi-threaded
+    /// engine then gets one CPU.
+    #[arg(long)]
+    affinity: bool,
     /// When an entrant's process is started again: before every game, or only after
     /// a game it forfeited (it is kept between games otherwise); `restart=` of an
     /// entrant overrides it.
@@ -371,6 +376,7 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<(RunOptions, U
     let opts = RunOptions {
         out,
         concurrency: args.concurrency,
+        affinity: args.affinity,
         shard,
         shared: args.shared.clone(),
         resume: args.resume,

@@ -21,7 +21,7 @@ use super::shared::{check_definition, SharedDir};
 use super::stats::Sprt;
 use super::tally::{FirstGames, LiveSummary, Tally};
 use super::{io_err, Definition, TournamentError};
-use crate::agent::{Isolation, Limits};
+use crate::agent::{affinity, Isolation, Limits};
 use crate::record::{Durability, SecretKey};
 
 /// How one run of a tournament is carried out (not part of its definition).
@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// Games played at once.
     pub concurrency: usize,
+    /// Each worker, and the agents it starts, pinned to a CPU of its own
+    /// (`--affinity`; round robin when games outnumber CPUs).
+    pub affinity: bool,
     /// Only this slice of the schedule.
     pub shard: Option<Shard>,
     /// A directory shared by the shards for a global SPRT (`--shared`).
@@ -294,13 +297,25 @@ fn play_games(
     };
     let (job_tx, job_rx) = mpsc::channel::<&Scheduled>();
     let job_rx = Mutex::new(job_rx);
+    let cpus = if opts.affinity {
+        affinity::allowed_cpus()
+    } else {
+        Vec::new()
+    };
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         // Owned here: dropped when this returns, which lets the workers end.
         let job_tx = job_tx;
         let (tx, rx) = mpsc::channel::<(usize, Result<GamePlayed, TournamentError>)>();
-        for _ in 0..workers {
+        for worker in 0..workers {
             let (tx, job_rx) = (tx.clone(), &job_rx);
+            let cpu = (!cpus.is_empty()).then(|| cpus[worker % cpus.len()]);
             scope.spawn(move || {
+                // Before any agent is started: they inherit this thread's CPU.
+                if let Some(cpu) = cpu {
+                    if let Err(e) = affinity::pin_thread(cpu) {
+                        eprintln!("referee: --affinity: worker {worker} not pinned to CPU {cpu}: {e}");
+                    }
+                }
                 // This worker's agents, kept from game to game (`--restart`).
                 let mut engines = Engines::default();
                 loop {
