@@ -31,7 +31,7 @@ pub use sandbox::{
     detect as detect_sandbox, Bubblewrap, Hidden, Isolation, Sandbox, SandboxMode, SandboxUnavailable,
     PRIVATE_CWD,
 };
-pub use spin::available_cpus;
+pub use spin::{available_cpus, shares_cpu_with_agents};
 pub use stop::{Ending, Stopped};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.

@@ -13,6 +13,7 @@
 //! closes; at 2 and 8 games the two were within the noise of each other, so the
 //! bound sits where each wait could have a CPU to itself, not lower.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::thread;
@@ -32,6 +33,18 @@ pub(super) const SPIN: Duration = Duration::from_micros(50);
 /// Waits for an agent's line in progress in this process, in every match.
 static WAITING: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Set on a thread pinned to one CPU with its agents (`tournament --affinity`).
+    static SHARES_CPU: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Tells the spin that this thread's agents run on this thread's one CPU: its waits
+/// then sleep at once, since a spin could only take turns from the agent it waits
+/// for. Measured in the README (Tournament throughput, `--affinity`).
+pub fn shares_cpu_with_agents() {
+    SHARES_CPU.with(|s| s.set(true));
+}
+
 /// One wait for an agent's line, counted while it lasts.
 pub(super) struct Waiting(());
 
@@ -45,7 +58,7 @@ impl Waiting {
     /// Checks `output` for a line for up to [`SPIN`] (never past `deadline`), unless
     /// more waits are in progress than there are CPUs; `None` when no line came.
     pub(super) fn spin(&self, output: &mut Output, deadline: Instant) -> Option<Received> {
-        if !spin_pays(WAITING.load(Ordering::Relaxed), available_cpus()) {
+        if SHARES_CPU.with(Cell::get) || !spin_pays(WAITING.load(Ordering::Relaxed), available_cpus()) {
             return None;
         }
         let until = deadline.min(Instant::now() + SPIN);

@@ -54,7 +54,7 @@ pub struct TournamentArgs {
     concurrency: usize,
     /// Pin each of the games played at once, the referee's thread and its agents, to
     /// a CPU of its own (round robin when games outnumber CPUs); a multi-threaded
-    /// engine then gets one CPU.
+    /// engine then gets one CPU. Linux only.
     #[arg(long)]
     affinity: bool,
     /// When an entrant's process is started again: before every game, or only after

@@ -297,11 +297,17 @@ fn play_games(
     };
     let (job_tx, job_rx) = mpsc::channel::<&Scheduled>();
     let job_rx = Mutex::new(job_rx);
+    // Counted before any worker pins itself: the spin's bound is the process's
+    // CPUs, not the one CPU of the first pinned thread that happens to ask.
+    crate::agent::available_cpus();
     let cpus = if opts.affinity {
         affinity::allowed_cpus()
     } else {
         Vec::new()
     };
+    if opts.affinity && cpus.is_empty() {
+        eprintln!("referee: --affinity: this system does not say which CPUs the referee may use; the games run unpinned");
+    }
     std::thread::scope(|scope| -> Result<(), TournamentError> {
         // Owned here: dropped when this returns, which lets the workers end.
         let job_tx = job_tx;
@@ -312,8 +318,11 @@ fn play_games(
             scope.spawn(move || {
                 // Before any agent is started: they inherit this thread's CPU.
                 if let Some(cpu) = cpu {
-                    if let Err(e) = affinity::pin_thread(cpu) {
-                        eprintln!("referee: --affinity: worker {worker} not pinned to CPU {cpu}: {e}");
+                    match affinity::pin_thread(cpu) {
+                        Ok(()) => crate::agent::shares_cpu_with_agents(),
+                        Err(e) => {
+                            eprintln!("referee: --affinity: worker {worker} not pinned to CPU {cpu}: {e}")
+                        }
                     }
                 }
                 // This worker's agents, kept from game to game (`--restart`).
