@@ -970,7 +970,7 @@ fn idoubtit_placement_ending_at_the_ply_limit_is_drawn() {
 /// been told from its information state (found by `controller_sessions_answer_cleanly`).
 /// Nothing is taken before play, so placement must hold the whole army.
 #[test]
-fn a_placement_state_missing_pieces_is_refused() {
+fn r_d3_a_placement_state_missing_pieces_is_refused() {
     let options = Options::parse(["variant=0"]).expect("options");
     let state = "pppppnbb/2qnrrp1/8/8/8/8/PPNRPBBP/PPRNQPPK place b - - - P 0 -";
     let error = GameId::IDoubtIt

@@ -479,7 +479,7 @@ fn parse_main(text: &str, variant: Variant, view: bool, problems: &mut Vec<Strin
         if total > army {
             problems.push(format!("{total} pieces placed for {side}, the army has {army}"));
         }
-        // Nothing is taken before play, so placement holds the whole army (R-D1).
+        // Nothing is taken before play, so placement holds the whole army (R-D3).
         if placing && total < army {
             problems.push(format!(
                 "{total} pieces placed or to place for {side}, the army has {army}"
