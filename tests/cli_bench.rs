@@ -223,8 +223,16 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
         "{figures}"
     );
     let rows = figures["rows"].as_array().expect("rows");
-    let concurrencies: Vec<u64> = rows.iter().map(|r| r["concurrency"].as_u64().unwrap()).collect();
-    assert_eq!(concurrencies, [1, 2]);
+    let runs: Vec<(u64, bool)> = rows
+        .iter()
+        .map(|r| (r["concurrency"].as_u64().unwrap(), r["pinned"].as_bool().unwrap()))
+        .collect();
+    // Each concurrency unpinned, then pinned as `tournament --affinity` pins.
+    if cfg!(target_os = "linux") {
+        assert_eq!(runs, [(1, false), (1, true), (2, false), (2, true)]);
+    } else {
+        assert_eq!(runs, [(1, false), (2, false)]);
+    }
     for r in rows {
         let games = r["games"].as_u64().unwrap();
         let actions = r["actions"].as_u64().unwrap();
@@ -236,6 +244,14 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
         assert_eq!(r["forfeits"], 0, "{r}");
         assert_eq!(r["time_losses"], 0, "{r}");
     }
+    let chosen = run(&["--json", "--concurrency", "3"]);
+    assert_eq!(chosen.status.code(), Some(0), "stderr: {}", text(&chosen.stderr));
+    let chosen: Value = serde_json::from_slice(&chosen.stdout).expect("JSON");
+    let rows = chosen["rows"].as_array().expect("rows");
+    assert!(
+        !rows.is_empty() && rows.iter().all(|r| r["concurrency"] == 3),
+        "{chosen}"
+    );
     let table = run(&[]);
     assert_eq!(table.status.code(), Some(0), "stderr: {}", text(&table.stderr));
     let table = text(&table.stdout);
@@ -246,6 +262,7 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
             "--tc 1+0.01",
             "actions/s",
             "referee µs/a",
+            "pinned",
         ],
     );
     assert_empty(tmp.path());
@@ -259,9 +276,21 @@ fn bench_throughput_refuses_what_it_does_not_measure() {
         .output()
         .expect("run referee bench");
     assert_eq!(out.status.code(), Some(2), "stderr: {}", text(&out.stderr));
-    let out = referee_in(dir.path())
-        .args(["bench", "--sandbox", "none"])
-        .output()
-        .expect("run referee bench");
-    assert_eq!(out.status.code(), Some(2), "stderr: {}", text(&out.stderr));
+    for wrong in [
+        &["bench", "--sandbox", "none"][..],
+        &["bench", "--concurrency", "2"],
+        &["bench", "--throughput", "--concurrency", "0"],
+    ] {
+        let out = referee_in(dir.path())
+            .args(wrong)
+            .output()
+            .expect("run referee bench");
+        assert_eq!(out.status.code(), Some(2), "{wrong:?}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stderr).lines().count(),
+            1,
+            "{wrong:?}: one line: {}",
+            text(&out.stderr)
+        );
+    }
 }

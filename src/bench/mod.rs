@@ -319,12 +319,17 @@ pub fn run(exe: &str, quick: bool, only: &[GameId]) -> std::io::Result<Figures> 
     figures
 }
 
-/// (h) Tournament throughput at each concurrency, agents isolated as `isolation`
-/// says; `quick` plays two concurrencies of a few short games.
-pub fn run_throughput(exe: &str, quick: bool, isolation: &Isolation) -> std::io::Result<Throughput> {
+/// (h) Tournament throughput at each concurrency (those of `at`, if any), agents
+/// isolated as `isolation` says; `quick` plays a few short games at each.
+pub fn run_throughput(
+    exe: &str,
+    quick: bool,
+    at: &[usize],
+    isolation: &Isolation,
+) -> std::io::Result<Throughput> {
     let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let measured = throughput::measure(exe, &dir, quick, isolation);
+    let measured = throughput::measure(exe, &dir, quick, at, isolation);
     let _ = std::fs::remove_dir_all(&dir);
     measured
 }

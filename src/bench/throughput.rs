@@ -30,6 +30,8 @@ const CONCURRENCIES: [usize; 5] = [1, 2, 8, 32, 64];
 pub struct ThroughputRow {
     /// Games played at once.
     pub concurrency: usize,
+    /// Whether each worker and its agents were pinned to one CPU (`--affinity`).
+    pub pinned: bool,
     /// Games played (all of them have records).
     pub games: usize,
     /// Actions in those records.
@@ -69,26 +71,48 @@ pub struct Throughput {
 }
 
 /// Plays a Telka tournament between two built-in random agents at each concurrency
-/// (two on a `quick` run, on short games), with agents isolated as `isolation` says,
-/// in `dir`.
-pub fn measure(exe: &str, dir: &Path, quick: bool, isolation: &Isolation) -> std::io::Result<Throughput> {
+/// of `at` (by default five, two on a `quick` run; on short games), with agents isolated as `isolation` says,
+/// in `dir`: unpinned, then pinned as `tournament --affinity` pins (where the system
+/// says which CPUs there are), so that the two of one concurrency run side by side
+/// in the same phase of the machine.
+pub fn measure(
+    exe: &str,
+    dir: &Path,
+    quick: bool,
+    at: &[usize],
+    isolation: &Isolation,
+) -> std::io::Result<Throughput> {
     let given = if quick { "max-plies=40" } else { "players=2" };
     let options = Options::parse([given]).expect("valid options");
     let options = GameId::Telka
         .create(&options, None)
         .map_err(std::io::Error::other)?
         .options();
-    let concurrencies: &[usize] = if quick {
+    let concurrencies: &[usize] = if !at.is_empty() {
+        at
+    } else if quick {
         &CONCURRENCIES[..2]
     } else {
         &CONCURRENCIES
+    };
+    let pinnings: &[bool] = if crate::agent::affinity::allowed_cpus().is_empty() {
+        &[false]
+    } else {
+        &[false, true]
     };
     let mut rows = Vec::new();
     for &concurrency in concurrencies {
         // Enough games for every worker to play several, so that the start and the
         // tail of a run, when fewer games than workers are left, weigh little.
         let games = if quick { 4 } else { (4 * concurrency).max(64) };
-        rows.push(tournament_at(exe, dir, &options, concurrency, games, isolation)?);
+        for &pinned in pinnings {
+            let at = At {
+                concurrency,
+                pinned,
+                games,
+            };
+            rows.push(tournament_at(exe, dir, &options, at, isolation)?);
+        }
     }
     Ok(Throughput {
         game: format!("{} {given}", GameId::Telka),
@@ -99,20 +123,32 @@ pub fn measure(exe: &str, dir: &Path, quick: bool, isolation: &Isolation) -> std
     })
 }
 
-/// One tournament of `games` games, `concurrency` at once, timed; its records are
-/// then read back for what they say was played.
+/// How one tournament of the measurement is run.
+#[derive(Clone, Copy)]
+struct At {
+    concurrency: usize,
+    pinned: bool,
+    games: usize,
+}
+
+/// One tournament run `at`, timed; its records are then read back for what they say
+/// was played.
 fn tournament_at(
     exe: &str,
     dir: &Path,
     options: &Options,
-    concurrency: usize,
-    games: usize,
+    at: At,
     isolation: &Isolation,
 ) -> std::io::Result<ThroughputRow> {
+    let At {
+        concurrency,
+        pinned,
+        games,
+    } = at;
     let out = dir.join(format!("throughput-{concurrency}"));
     let _ = std::fs::remove_dir_all(&out);
     let def = definition(options, games);
-    let opts = run_options(exe, &out, concurrency, isolation);
+    let opts = run_options(exe, &out, at, isolation);
     let (cpu, agents, start) = (process_cpu_time(), children_cpu_time(), Instant::now());
     tournament::run(&def, &opts, &mut |_, _| {}).map_err(std::io::Error::other)?;
     let wall = start.elapsed();
@@ -132,6 +168,7 @@ fn tournament_at(
     let cores = crate::agent::available_cpus() as f64;
     Ok(ThroughputRow {
         concurrency,
+        pinned,
         games,
         actions,
         wall_s: wall.as_secs_f64(),
@@ -167,12 +204,13 @@ fn definition(options: &Options, games: usize) -> Definition {
     }
 }
 
-/// The run as `referee tournament` carries it out on its defaults.
-fn run_options(exe: &str, out: &Path, concurrency: usize, isolation: &Isolation) -> RunOptions {
+/// The run as `referee tournament` carries it out on its defaults, `--affinity` as
+/// `at` says.
+fn run_options(exe: &str, out: &Path, at: At, isolation: &Isolation) -> RunOptions {
     RunOptions {
         out: out.to_path_buf(),
-        concurrency,
-        affinity: false,
+        concurrency: at.concurrency,
+        affinity: at.pinned,
         shard: None,
         shared: None,
         resume: false,
@@ -200,8 +238,9 @@ impl Throughput {
             self.game, self.time_control, self.cpus, self.isolation
         );
         t.push_str(&format!(
-            "{:>11} {:>6} {:>8} {:>8} {:>8} {:>10} {:>12} {:>11} {:>6} {:>5} {:>8}\n",
+            "{:>11} {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>12} {:>11} {:>6} {:>5} {:>8}\n",
             "concurrency",
+            "pinned",
             "games",
             "actions",
             "wall s",
@@ -215,8 +254,9 @@ impl Throughput {
         ));
         for r in &self.rows {
             t.push_str(&format!(
-                "{:>11} {:>6} {:>8} {:>8.2} {:>8.1} {:>10.0} {:>12.1} {:>11.1} {:>6.2} {:>5} {:>8}\n",
+                "{:>11} {:>6} {:>6} {:>8} {:>8.2} {:>8.1} {:>10.0} {:>12.1} {:>11.1} {:>6.2} {:>5} {:>8}\n",
                 r.concurrency,
+                if r.pinned { "yes" } else { "no" },
                 r.games,
                 r.actions,
                 r.wall_s,
@@ -230,7 +270,7 @@ impl Throughput {
             ));
         }
         t.push_str(
-            "µs/a: CPU per action; busy: CPU of referee and agents over wall time × CPUs; time: games lost on time\n",
+            "pinned: each worker and its agents on one CPU (tournament --affinity); µs/a: CPU per action;\nbusy: CPU of referee and agents over wall time × CPUs; time: games lost on time\n",
         );
         t
     }

@@ -20,12 +20,16 @@ pub struct BenchArgs {
     #[arg(long, value_parser = super::args::game_id, conflicts_with = "throughput")]
     game: Vec<GameId>,
     /// Instead: whole Telka tournaments of instant bots at concurrency 1, 2, 8, 32
-    /// and 64 under --tc 1+0.01 (games/s, actions/s, CPU per action, time losses).
+    /// and 64 under --tc 1+0.01, unpinned and pinned (games/s, actions/s, CPU per
+    /// action, time losses).
     #[arg(long)]
     throughput: bool,
     /// With --throughput: isolate the agents (auto: where the machine supports it).
     #[arg(long, value_enum, default_value = "auto", requires = "throughput")]
     sandbox: SandboxMode,
+    /// With --throughput: measure at this many games at once instead (repeatable).
+    #[arg(long, requires = "throughput", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    concurrency: Vec<u16>,
 }
 
 /// Runs `referee bench`.
@@ -34,7 +38,9 @@ pub fn run(args: BenchArgs) -> Result<u8, Failure> {
     let exe = shell_words::quote(&exe.to_string_lossy()).into_owned();
     if args.throughput {
         let isolation = crate::agent::detect_sandbox(args.sandbox).map_err(Failure::usage)?;
-        let measured = crate::bench::run_throughput(&exe, args.quick, &isolation).map_err(Failure::failed)?;
+        let at: Vec<usize> = args.concurrency.iter().map(|&c| usize::from(c)).collect();
+        let measured =
+            crate::bench::run_throughput(&exe, args.quick, &at, &isolation).map_err(Failure::failed)?;
         return print_figures(args.json, &measured, || measured.table());
     }
     let figures = crate::bench::run(&exe, args.quick, &args.game).map_err(Failure::failed)?;
