@@ -244,14 +244,20 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
         assert_eq!(r["forfeits"], 0, "{r}");
         assert_eq!(r["time_losses"], 0, "{r}");
     }
-    let chosen = run(&["--json", "--concurrency", "3"]);
+    assert_eq!(figures["bots"], "two replay agents of one recorded game");
+    let chosen = run(&["--json", "--concurrency", "3", "--bots", "random"]);
     assert_eq!(chosen.status.code(), Some(0), "stderr: {}", text(&chosen.stderr));
     let chosen: Value = serde_json::from_slice(&chosen.stdout).expect("JSON");
+    assert_eq!(chosen["bots"], "two built-in random agents");
     let rows = chosen["rows"].as_array().expect("rows");
     assert!(
         !rows.is_empty() && rows.iter().all(|r| r["concurrency"] == 3),
         "{chosen}"
     );
+    for r in rows {
+        assert_eq!(r["forfeits"], 0, "{r}");
+        assert_eq!(r["time_losses"], 0, "{r}");
+    }
     let table = run(&[]);
     assert_eq!(table.status.code(), Some(0), "stderr: {}", text(&table.stderr));
     let table = text(&table.stdout);

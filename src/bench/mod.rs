@@ -43,7 +43,7 @@ use cpus::{thread_cpu_time, Cpus, Pin};
 pub use figures::{Figures, GameFigures, GameTiming, PlacementTiming};
 pub use fixed::{FixedCost, FixedCosts, SeatCost};
 use floor::{io_path_round_trip, Cat, BATCHES};
-pub use throughput::{Throughput, ThroughputRow, TIME_CONTROL};
+pub use throughput::{Bots, Throughput, ThroughputRow, TIME_CONTROL};
 
 /// The configurations measured: every game, with its seat counts.
 fn configurations() -> Vec<(GameId, Vec<&'static str>)> {
@@ -319,17 +319,18 @@ pub fn run(exe: &str, quick: bool, only: &[GameId]) -> std::io::Result<Figures> 
     figures
 }
 
-/// (h) Tournament throughput at each concurrency (those of `at`, if any), agents
-/// isolated as `isolation` says; `quick` plays a few short games at each.
+/// (h) Tournament throughput at each concurrency (those of `at`, if any) between
+/// `bots`, isolated as `isolation` says; `quick` plays a few short games at each.
 pub fn run_throughput(
     exe: &str,
     quick: bool,
     at: &[usize],
+    bots: Bots,
     isolation: &Isolation,
 ) -> std::io::Result<Throughput> {
     let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let measured = throughput::measure(exe, &dir, quick, at, isolation);
+    let measured = throughput::measure(exe, &dir, quick, at, bots, isolation);
     let _ = std::fs::remove_dir_all(&dir);
     measured
 }

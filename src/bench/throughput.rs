@@ -25,6 +25,29 @@ pub const TIME_CONTROL: &str = "1+0.01";
 /// The concurrencies measured by a full run.
 const CONCURRENCIES: [usize; 5] = [1, 2, 8, 32, 64];
 
+/// The two bots every measured tournament is played between.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Bots {
+    /// `referee agent replay` of one game recorded first: each answer is the next
+    /// recorded action, with no look at the position, so it costs about what an
+    /// instant engine costs (the bot other tools measure themselves with).
+    #[default]
+    Replay,
+    /// The built-in random agent: it reads every view and picks one of its legal
+    /// actions, as a real bot reads and decides.
+    Random,
+}
+
+impl Bots {
+    /// How the table's heading names them.
+    fn describe(self) -> &'static str {
+        match self {
+            Bots::Replay => "two replay agents of one recorded game",
+            Bots::Random => "two built-in random agents",
+        }
+    }
+}
+
 /// One tournament at one concurrency.
 #[derive(Clone, Debug, Serialize)]
 pub struct ThroughputRow {
@@ -60,6 +83,8 @@ pub struct ThroughputRow {
 pub struct Throughput {
     /// The game and its options.
     pub game: String,
+    /// The two bots of every game.
+    pub bots: String,
     /// The clock of every game.
     pub time_control: String,
     /// How the agents were isolated.
@@ -70,7 +95,7 @@ pub struct Throughput {
     pub rows: Vec<ThroughputRow>,
 }
 
-/// Plays a Telka tournament between two built-in random agents at each concurrency
+/// Plays a Telka tournament between two `bots` at each concurrency
 /// of `at` (by default five, two on a `quick` run; on short games), with agents isolated as `isolation` says,
 /// in `dir`: unpinned, then pinned as `tournament --affinity` pins (where the system
 /// says which CPUs there are), so that the two of one concurrency run side by side
@@ -80,6 +105,7 @@ pub fn measure(
     dir: &Path,
     quick: bool,
     at: &[usize],
+    bots: Bots,
     isolation: &Isolation,
 ) -> std::io::Result<Throughput> {
     let given = if quick { "max-plies=40" } else { "players=2" };
@@ -95,6 +121,7 @@ pub fn measure(
     } else {
         &CONCURRENCIES
     };
+    let entrants = entrants(exe, dir, &options, bots)?;
     let pinnings: &[bool] = if crate::agent::affinity::allowed_cpus().is_empty() {
         &[false]
     } else {
@@ -111,11 +138,12 @@ pub fn measure(
                 pinned,
                 games,
             };
-            rows.push(tournament_at(exe, dir, &options, at, isolation)?);
+            rows.push(tournament_at(exe, dir, &options, &entrants, at, isolation)?);
         }
     }
     Ok(Throughput {
         game: format!("{} {given}", GameId::Telka),
+        bots: bots.describe().to_string(),
         time_control: TIME_CONTROL.to_string(),
         isolation: isolation.describe(),
         cpus: crate::agent::available_cpus(),
@@ -137,6 +165,7 @@ fn tournament_at(
     exe: &str,
     dir: &Path,
     options: &Options,
+    entrants: &[Entrant],
     at: At,
     isolation: &Isolation,
 ) -> std::io::Result<ThroughputRow> {
@@ -147,7 +176,7 @@ fn tournament_at(
     } = at;
     let out = dir.join(format!("throughput-{concurrency}"));
     let _ = std::fs::remove_dir_all(&out);
-    let def = definition(options, games);
+    let def = definition(options, entrants, games);
     let opts = run_options(exe, &out, at, isolation);
     let (cpu, agents, start) = (process_cpu_time(), children_cpu_time(), Instant::now());
     tournament::run(&def, &opts, &mut |_, _| {}).map_err(std::io::Error::other)?;
@@ -184,14 +213,30 @@ fn tournament_at(
     })
 }
 
-/// Two built-in random agents, `games` games of Telka under [`TIME_CONTROL`].
-fn definition(options: &Options, games: usize) -> Definition {
-    let entrant =
-        |name: &str| Entrant::parse(&format!("name={name} cmd=builtin:random")).expect("valid entrant");
+/// The two entrants playing as `bots` says: replay agents replay a game the random
+/// agents play first, in `dir`, with `options`.
+fn entrants(exe: &str, dir: &Path, options: &Options, bots: Bots) -> std::io::Result<Vec<Entrant>> {
+    let command = match bots {
+        Bots::Random => "builtin:random".to_string(),
+        Bots::Replay => {
+            let config = super::bench_config(exe, dir, GameId::Telka, options, 1, 2, None);
+            super::play_match(&config, &mut |_| {}).map_err(std::io::Error::other)?;
+            let record = shell_words::quote(&config.record.to_string_lossy()).into_owned();
+            format!("{exe} agent replay {record}")
+        }
+    };
+    Ok(["first", "second"]
+        .into_iter()
+        .map(|name| Entrant::new(name.to_string(), command.clone()))
+        .collect())
+}
+
+/// `entrants`, `games` games of Telka under [`TIME_CONTROL`].
+fn definition(options: &Options, entrants: &[Entrant], games: usize) -> Definition {
     Definition {
         game: GameId::Telka.to_string(),
         options: options.clone(),
-        entrants: vec![entrant("first"), entrant("second")],
+        entrants: entrants.to_vec(),
         format: Format::RoundRobin,
         games,
         rounds: 1,
@@ -234,8 +279,8 @@ impl Throughput {
     /// The table `referee bench --throughput` prints.
     pub fn table(&self) -> String {
         let mut t = format!(
-            "tournament throughput: {}, two built-in random agents, --tc {}, {} CPUs\nagents: {}\n",
-            self.game, self.time_control, self.cpus, self.isolation
+            "tournament throughput: {}, {}, --tc {}, {} CPUs\nagents: {}\n",
+            self.game, self.bots, self.time_control, self.cpus, self.isolation
         );
         t.push_str(&format!(
             "{:>11} {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>12} {:>11} {:>6} {:>5} {:>8}\n",

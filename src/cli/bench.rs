@@ -30,6 +30,9 @@ pub struct BenchArgs {
     /// With --throughput: measure at this many games at once instead (repeatable).
     #[arg(long, requires = "throughput", value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: Vec<u16>,
+    /// With --throughput: the two bots of every game.
+    #[arg(long, value_enum, default_value = "replay", requires = "throughput")]
+    bots: crate::bench::Bots,
 }
 
 /// Runs `referee bench`.
@@ -39,8 +42,8 @@ pub fn run(args: BenchArgs) -> Result<u8, Failure> {
     if args.throughput {
         let isolation = crate::agent::detect_sandbox(args.sandbox).map_err(Failure::usage)?;
         let at: Vec<usize> = args.concurrency.iter().map(|&c| usize::from(c)).collect();
-        let measured =
-            crate::bench::run_throughput(&exe, args.quick, &at, &isolation).map_err(Failure::failed)?;
+        let measured = crate::bench::run_throughput(&exe, args.quick, &at, args.bots, &isolation)
+            .map_err(Failure::failed)?;
         return print_figures(args.json, &measured, || measured.table());
     }
     let figures = crate::bench::run(&exe, args.quick, &args.game).map_err(Failure::failed)?;

@@ -104,7 +104,7 @@ impl Entrant {
     }
 
     /// An entrant with only a name and a command.
-    fn new(name: String, cmd: String) -> Entrant {
+    pub fn new(name: String, cmd: String) -> Entrant {
         Entrant {
             name,
             cmd,
