@@ -150,3 +150,75 @@ fn pages_that_cannot_be_written_fail_the_run_after_the_table_is_printed() {
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }
+
+#[test]
+fn pages_index_writes_the_index_alone_and_pages_none_writes_no_page() {
+    let dir = TempDir::new().unwrap();
+    let run = |out: &str, pages: &str| {
+        let args = [
+            "--game",
+            "telka",
+            "-o",
+            "max-plies=20",
+            "--agent",
+            "builtin:random",
+            "--agent",
+            "builtin:greedy",
+            "--games",
+            "2",
+            "--sandbox",
+            "none",
+            "--pages",
+            pages,
+            "--out",
+            out,
+        ];
+        tournament(dir.path(), &args)
+    };
+    let html_games = |out: &str| -> Vec<String> {
+        std::fs::read_dir(dir.path().join(out).join("games"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".html"))
+            .collect()
+    };
+
+    let stdout = run("i", "index");
+    assert!(stdout.contains("pages: i/index.html"), "{stdout}");
+    assert!(html_games("i").is_empty(), "no game page: {:?}", html_games("i"));
+    let index = std::fs::read_to_string(dir.path().join("i/index.html")).unwrap();
+    let games = rows(&index, "games");
+    assert_eq!(games.len(), 2, "one row per game");
+    for (i, row) in games.iter().enumerate() {
+        assert!(
+            row.contains(&format!("href=\"games/game-{i:05}.jsonl\"")),
+            "{row}"
+        );
+        assert!(
+            !row.contains(".html") && !row.contains(">view<"),
+            "no viewer linked: {row}"
+        );
+    }
+
+    let stdout = run("n", "none");
+    assert!(!stdout.contains("pages:"), "{stdout}");
+    assert!(stdout.contains("records: n/games"), "{stdout}");
+    assert!(!dir.path().join("n/index.html").exists());
+    assert!(html_games("n").is_empty());
+    assert!(dir.path().join("n/summary.json").exists());
+
+    let out = referee_in(dir.path())
+        .args([
+            "tournament",
+            "--game",
+            "telka",
+            "--agent",
+            "builtin:random",
+            "--pages",
+            "some",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr).lines().count(), 1, "{}", text(&out.stderr));
+}

@@ -57,6 +57,10 @@ pub struct TournamentArgs {
     /// engine then gets one CPU. Linux only.
     #[arg(long)]
     affinity: bool,
+    /// The pages written when the run ends: all (index.html and every game's viewer),
+    /// index (index.html alone, linking the records) or none.
+    #[arg(long, value_enum, default_value = "all")]
+    pages: super::tournament_html::Pages,
     /// When an entrant's process is started again: before every game, or only after
     /// a game it forfeited (it is kept between games otherwise); `restart=` of an
     /// entrant overrides it.
@@ -351,8 +355,9 @@ pub fn run(args: TournamentArgs) -> Result<u8, Failure> {
     // The pages go with the final summary: the last `summary.json` is written. A
     // page that cannot be written fails the run, but only after the table is
     // printed: the games were played and counted all the same.
-    let pages = super::tournament_html::write(&opts.out, &def, &results, opts.concurrency);
-    print_summary(&args, &def, &results, &opts.out, pages.is_ok())?;
+    let pages = super::tournament_html::write(&opts.out, &def, &results, opts.concurrency, args.pages);
+    let indexed = pages.is_ok() && args.pages != super::tournament_html::Pages::None;
+    print_summary(&args, &def, &results, &opts.out, indexed)?;
     pages.map_err(|e| Failure::failed(e.context("the tournament's pages")))?;
     Ok(EXIT_OK)
 }

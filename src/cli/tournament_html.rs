@@ -8,6 +8,10 @@
 //! file server, and opened without a referee), and the cost is paid once, after the
 //! last game, not while games are timed. A page already newer than its record is
 //! kept, so a resumed tournament draws only its new games.
+//!
+//! A game's page holds every ply's pictures (some 1.5 MB for a 1,000-ply Telka game),
+//! so a run of many thousand games can choose `--pages index` (the index alone,
+//! linking the records) or `--pages none`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -19,14 +23,31 @@ use crate::picture::svg::escape;
 use crate::record;
 use crate::tournament::{self, Definition, GameResult, Summary};
 
-/// Writes every finished game's page and then `index.html` into `out`, drawing the
-/// pages on `threads` threads (the run's `--concurrency`: the cores it may use).
+/// Which pages a finished tournament writes (`--pages`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pages {
+    /// `index.html` and the viewer of every game beside its record.
+    All,
+    /// `index.html` alone, linking every game's record.
+    Index,
+    /// No pages: the records and `summary.json` only.
+    None,
+}
+
+/// Writes every finished game's page (if `pages` is `All`) and then `index.html`
+/// into `out`, drawing the pages on `threads` threads (the run's `--concurrency`:
+/// the cores it may use).
 pub(super) fn write(
     out: &Path,
     def: &Definition,
     results: &[GameResult],
     threads: usize,
+    pages: Pages,
 ) -> anyhow::Result<()> {
+    if pages == Pages::None {
+        return Ok(());
+    }
+    let viewers = pages == Pages::All;
     let summary = tournament::summarize(def, results)?;
     let mut results = results.to_vec();
     results.sort_by_key(|r| r.index);
@@ -38,7 +59,7 @@ pub(super) fn write(
                 scope.spawn(move || {
                     games
                         .iter()
-                        .map(|r| game_row(out, r))
+                        .map(|r| game_row(out, r, viewers))
                         .collect::<anyhow::Result<String>>()
                 })
             })
@@ -56,13 +77,13 @@ pub(super) fn write(
     atomic_write(&out.join("index.html"), &index)
 }
 
-/// Writes the viewer page of game `r` (unless it is newer than the record) and
-/// returns its row of the index.
-fn game_row(out: &Path, r: &GameResult) -> anyhow::Result<String> {
+/// Writes the viewer page of game `r` if `viewer` (unless it is newer than the
+/// record) and returns its row of the index, linking the page only if it is written.
+fn game_row(out: &Path, r: &GameResult, viewer: bool) -> anyhow::Result<String> {
     let rec = tournament::record_path(out, r.index);
     let page = rec.with_extension("html");
     let replay = record::replay_file(&rec).map_err(|e| anyhow!("{}: {e}", rec.display()))?;
-    if !is_newer(&page, &rec) {
+    if viewer && !is_newer(&page, &rec) {
         let html = show_html::page(&replay, None)?;
         atomic_write(&page, &html)?;
     }
@@ -85,14 +106,18 @@ fn game_row(out: &Path, r: &GameResult) -> anyhow::Result<String> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     };
+    let view = if viewer {
+        format!("<a href=\"games/{}\">view</a> ", escape(&name(&page)))
+    } else {
+        String::new()
+    };
     Ok(format!(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-         <td><a href=\"games/{}\">view</a> <a href=\"games/{}\">record</a></td></tr>\n",
+         <td>{view}<a href=\"games/{}\">record</a></td></tr>\n",
         r.index,
         escape(&players.join(", ")),
         escape(heading.result.trim_start_matches("result: ")),
         r.plies,
-        escape(&name(&page)),
         escape(&name(&rec)),
     ))
 }
