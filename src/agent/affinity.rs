@@ -41,3 +41,14 @@ pub fn pin_thread(cpu: usize) -> std::io::Result<()> {
         "CPU pinning is not available on this system",
     ))
 }
+
+/// Whether a thread of this process can be pinned to one of its CPUs: tried on a
+/// thread of its own, which ends with the try, so the caller's mask is untouched.
+pub fn can_pin() -> bool {
+    let Some(&cpu) = allowed_cpus().first() else {
+        return false;
+    };
+    std::thread::spawn(move || pin_thread(cpu).is_ok())
+        .join()
+        .unwrap_or(false)
+}

@@ -26,7 +26,8 @@ pub const TIME_CONTROL: &str = "1+0.01";
 const CONCURRENCIES: [usize; 5] = [1, 2, 8, 32, 64];
 
 /// The two bots every measured tournament is played between.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Bots {
     /// `referee agent replay` of one game recorded first: each answer is the next
     /// recorded action, with no look at the position, so it costs about what an
@@ -84,7 +85,7 @@ pub struct Throughput {
     /// The game and its options.
     pub game: String,
     /// The two bots of every game.
-    pub bots: String,
+    pub bots: Bots,
     /// The clock of every game.
     pub time_control: String,
     /// How the agents were isolated.
@@ -95,11 +96,11 @@ pub struct Throughput {
     pub rows: Vec<ThroughputRow>,
 }
 
-/// Plays a Telka tournament between two `bots` at each concurrency
-/// of `at` (by default five, two on a `quick` run; on short games), with agents isolated as `isolation` says,
-/// in `dir`: unpinned, then pinned as `tournament --affinity` pins (where the system
-/// says which CPUs there are), so that the two of one concurrency run side by side
-/// in the same phase of the machine.
+/// Plays Telka tournaments between two `bots` in `dir`, agents isolated as
+/// `isolation` says: at each concurrency of `at` (by default five; two on a `quick`
+/// run, which plays short games), unpinned and then pinned as `tournament
+/// --affinity` pins (where this thread can be pinned), so that the two of one
+/// concurrency meet the same phase of the machine.
 pub fn measure(
     exe: &str,
     dir: &Path,
@@ -114,24 +115,30 @@ pub fn measure(
         .create(&options, None)
         .map_err(std::io::Error::other)?
         .options();
-    let concurrencies: &[usize] = if !at.is_empty() {
-        at
-    } else if quick {
-        &CONCURRENCIES[..2]
-    } else {
-        &CONCURRENCIES
+    let mut concurrencies: Vec<usize> = match (at.is_empty(), quick) {
+        (false, _) => at.to_vec(),
+        (true, true) => CONCURRENCIES[..2].to_vec(),
+        (true, false) => CONCURRENCIES.to_vec(),
     };
+    let mut seen = std::collections::HashSet::new();
+    concurrencies.retain(|c| seen.insert(*c));
     let entrants = entrants(exe, dir, &options, bots)?;
-    let pinnings: &[bool] = if crate::agent::affinity::allowed_cpus().is_empty() {
-        &[false]
-    } else {
+    let pinnings: &[bool] = if crate::agent::affinity::can_pin() {
         &[false, true]
+    } else {
+        &[false]
     };
     let mut rows = Vec::new();
-    for &concurrency in concurrencies {
+    for concurrency in concurrencies {
         // Enough games for every worker to play several, so that the start and the
-        // tail of a run, when fewer games than workers are left, weigh little.
-        let games = if quick { 4 } else { (4 * concurrency).max(64) };
+        // tail of a run, when fewer games than workers are left, weigh little; a
+        // quick run only a game per worker. Even, so each bot sits in each seat as
+        // often as the other (the tournament requires it).
+        let games = if quick {
+            concurrency.max(4).next_multiple_of(2)
+        } else {
+            (4 * concurrency).max(64)
+        };
         for &pinned in pinnings {
             let at = At {
                 concurrency,
@@ -143,7 +150,7 @@ pub fn measure(
     }
     Ok(Throughput {
         game: format!("{} {given}", GameId::Telka),
-        bots: bots.describe().to_string(),
+        bots,
         time_control: TIME_CONTROL.to_string(),
         isolation: isolation.describe(),
         cpus: crate::agent::available_cpus(),
@@ -280,7 +287,11 @@ impl Throughput {
     pub fn table(&self) -> String {
         let mut t = format!(
             "tournament throughput: {}, {}, --tc {}, {} CPUs\nagents: {}\n",
-            self.game, self.bots, self.time_control, self.cpus, self.isolation
+            self.game,
+            self.bots.describe(),
+            self.time_control,
+            self.cpus,
+            self.isolation
         );
         t.push_str(&format!(
             "{:>11} {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>12} {:>11} {:>6} {:>5} {:>8}\n",

@@ -20,14 +20,15 @@ pub struct BenchArgs {
     #[arg(long, value_parser = super::args::game_id, conflicts_with = "throughput")]
     game: Vec<GameId>,
     /// Instead: whole Telka tournaments of instant bots at concurrency 1, 2, 8, 32
-    /// and 64 under --tc 1+0.01, unpinned and pinned (games/s, actions/s, CPU per
-    /// action, time losses).
+    /// and 64 under --tc 1+0.01, unpinned and (where threads can be pinned) pinned:
+    /// games/s, actions/s, CPU per action, time losses.
     #[arg(long)]
     throughput: bool,
     /// With --throughput: isolate the agents (auto: where the machine supports it).
     #[arg(long, value_enum, default_value = "auto", requires = "throughput")]
     sandbox: SandboxMode,
-    /// With --throughput: measure at this many games at once instead (repeatable).
+    /// With --throughput: measure at this many games at once instead, 1 to 1024
+    /// (repeatable; each value once, in the order given).
     #[arg(long, requires = "throughput", value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: Vec<u16>,
     /// With --throughput: the two bots of every game.
