@@ -8,10 +8,13 @@
 #![allow(dead_code)]
 
 pub mod mail;
+pub mod smtp;
 pub mod viewer;
 
+#[allow(unused_imports)]
+pub use smtp::Smtp;
+
 use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command as StdCommand, Stdio};
 use std::sync::mpsc;
@@ -539,90 +542,4 @@ pub fn base64_encode(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-/// An aiosmtpd server on 127.0.0.1 delivering every mail into a Maildir; killed on drop.
-pub struct Smtp {
-    child: Child,
-    pub port: u16,
-    /// Where the server delivers every mail it receives.
-    pub maildir: PathBuf,
-}
-
-impl Smtp {
-    /// Starts one, or says why it cannot: up to three tries, each on a fresh port.
-    pub fn start(dir: &Path) -> Result<Smtp, String> {
-        let mut why = String::new();
-        for _ in 0..3 {
-            match Smtp::start_once(dir) {
-                Ok(server) => return Ok(server),
-                Err(e) => why = e,
-            }
-        }
-        Err(why)
-    }
-
-    /// One try. The port is only reserved for a moment, so another process may take it
-    /// before aiosmtpd binds; then aiosmtpd exits and this try fails.
-    fn start_once(dir: &Path) -> Result<Smtp, String> {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
-            .port();
-        let maildir = dir.join("smtp-received");
-        let child = StdCommand::new("/usr/bin/python3")
-            .args(["-m", "aiosmtpd", "-n", "-l"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(&maildir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot run /usr/bin/python3 -m aiosmtpd: {e}"))?;
-        let mut server = Smtp { child, port, maildir };
-        let start = Instant::now();
-        while !server.greets() {
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(format!(
-                    "aiosmtpd on port {port} exited at once ({status}): is python3-aiosmtpd installed, is the port free?"
-                ));
-            }
-            if start.elapsed() > Duration::from_secs(60) {
-                return Err("aiosmtpd did not greet within 60 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(server)
-    }
-
-    /// Whether the server on the port answers with SMTP's `220` greeting and is ours.
-    /// A bare connect is not enough: a connect to a port nobody listens on can succeed
-    /// by TCP simultaneous open when the kernel picks that same port as its source.
-    fn greets(&mut self) -> bool {
-        let Ok(stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
-            return false;
-        };
-        if stream.set_read_timeout(Some(Duration::from_secs(10))).is_err() {
-            return false;
-        }
-        let mut greeting = String::new();
-        let greeted = BufReader::new(stream).read_line(&mut greeting).is_ok() && greeting.starts_with("220");
-        greeted && matches!(self.child.try_wait(), Ok(None))
-    }
-
-    pub fn at(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    pub fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Smtp {
-    fn drop(&mut self) {
-        self.stop();
-    }
 }
