@@ -200,12 +200,25 @@ fn pages_index_writes_the_index_alone_and_pages_none_writes_no_page() {
         );
     }
 
+    // Resumed with nothing left to play but with every page: the viewers are drawn
+    // and linked.
+    tournament(dir.path(), &["--resume", "--out", "i", "--pages", "all"]);
+    assert_eq!(html_games("i").len(), 2, "{:?}", html_games("i"));
+    let index = std::fs::read_to_string(dir.path().join("i/index.html")).unwrap();
+    assert!(
+        rows(&index, "games").iter().all(|r| r.contains(">view<")),
+        "{index}"
+    );
+
     let stdout = run("n", "none");
     assert!(!stdout.contains("pages:"), "{stdout}");
     assert!(stdout.contains("records: n/games"), "{stdout}");
     assert!(!dir.path().join("n/index.html").exists());
     assert!(html_games("n").is_empty());
     assert!(dir.path().join("n/summary.json").exists());
+    // No page is written, so a place where the index cannot be written is no failure.
+    std::fs::create_dir(dir.path().join("n/index.html")).unwrap();
+    tournament(dir.path(), &["--resume", "--out", "n", "--pages", "none"]);
 
     let out = referee_in(dir.path())
         .args([
