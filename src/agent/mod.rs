@@ -12,6 +12,7 @@
 
 pub mod affinity;
 mod capped_log;
+mod launch;
 mod lines;
 mod process;
 mod registry;

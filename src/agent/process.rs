@@ -4,7 +4,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
-use std::process::{Child, ChildStderr, ChildStdin, ExitStatus};
+use std::process::{ChildStderr, ChildStdin, ExitStatus};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
 use super::capped_log::CappedLog;
+use super::launch::Child;
 use super::lines::Output;
 use super::registry::{pgid_of, spawn_registered, unregister};
 use super::spawn::{become_subreaper, check_dir, command_for, seal_inherited_fds};

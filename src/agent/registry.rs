@@ -4,8 +4,8 @@
 //! for the path where the referee is told to stop (SIGINT, SIGTERM) while agents run
 //! and there is no time to unwind to each owner.
 
+use super::launch::{Child, Command};
 use std::io;
-use std::process::{Child, Command};
 use std::sync::{Mutex, MutexGuard, RwLock};
 
 use nix::errno::Errno;
@@ -61,7 +61,7 @@ pub(crate) fn unregister(pgid: i32) {
     live_groups().retain(|&g| g != pgid);
 }
 
-/// The process group id of a child spawned with `process_group(0)`: its own pid.
+/// The process group id of a child (each leads a group of its own): its own pid.
 pub(crate) fn pgid_of(child: &Child) -> i32 {
     // Pids fit in pid_t on every Unix; a failure here would be a kernel contract break.
     i32::try_from(child.id()).expect("pid fits in pid_t")
@@ -250,13 +250,14 @@ mod tests {
         children_of_threads, every_process, orphaned_among, parent_and_group, pgid_of, spawn_registered,
         unregister,
     };
-    use std::os::unix::process::CommandExt;
 
     #[test]
     fn a_child_in_a_group_of_its_own_is_found_by_the_thread_listing_and_the_scan() {
         // Registered, as an agent is, so that another test's escape scan leaves it be.
-        let mut command = std::process::Command::new("sleep");
-        command.arg("30").process_group(0);
+        let mut command = super::super::launch::Command::new("sleep");
+        command
+            .args(["30"])
+            .env(&[("PATH".to_string(), "/bin:/usr/bin".to_string())]);
         let mut child = spawn_registered(&mut command).expect("sleep starts");
         let pid = pgid_of(&child);
         // Both ways of listing: this process's threads' children where the kernel

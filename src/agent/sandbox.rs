@@ -188,7 +188,7 @@ fn find_program(name: &str) -> Option<PathBuf> {
 }
 
 /// The first executable `name` on `path` (a `PATH` value).
-fn find_in(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+pub(super) fn find_in(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     std::env::split_paths(path)
         .map(|dir| dir.join(name))
         .find(|p| executable(p))

@@ -1,15 +1,13 @@
 //! Setting up an agent's process before it runs: the command (inside the sandbox or
-//! plainly), what the child does between `fork` and `exec`, the descriptors it may
+//! plainly), the descriptors it may
 //! inherit, and this process's adoption of orphans. Its own room because everything
 //! here runs once per start, apart from talking to the running agent.
 
 use std::io;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 
 use nix::fcntl::{fcntl, FcntlArg, OFlag};
-use nix::sys::signal::Signal;
 
+use super::launch::Command;
 use super::{AgentError, AgentSpec};
 
 /// Fails unless `dir` exists and is a directory, so the error names the directory
@@ -20,32 +18,6 @@ pub(super) fn check_dir(dir: &std::path::Path) -> io::Result<()> {
     } else {
         Err(io::Error::other("not a directory"))
     }
-}
-
-/// In the child before `exec`: die with the `referee` (Linux; `None` for a sandbox,
-/// which does it itself), and apply the limits.
-///
-/// The parent-death signal fires when the thread that spawned the agent ends, so
-/// agents are spawned by threads that outlive them (the match loop's). A referee
-/// that died between the fork and the `prctl` would never send it: then the parent
-/// is no longer `referee`, and the agent must not start at all (ESRCH: no allocation
-/// between fork and exec).
-fn restrict(limits: super::Limits, referee: Option<nix::unistd::Pid>) -> io::Result<()> {
-    use nix::sys::resource::{setrlimit, Resource};
-    #[cfg(target_os = "linux")]
-    if let Some(referee) = referee {
-        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
-        if nix::unistd::getppid() != referee {
-            return Err(io::Error::from(nix::errno::Errno::ESRCH));
-        }
-    }
-    if let Some(bytes) = limits.memory_bytes {
-        setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(io::Error::from)?;
-    }
-    if let Some(secs) = limits.cpu_seconds {
-        setrlimit(Resource::RLIMIT_CPU, secs, secs + 1).map_err(io::Error::from)?;
-    }
-    Ok(())
 }
 
 /// Marks every descriptor this process inherited (above stderr) close-on-exec, once,
@@ -135,37 +107,23 @@ pub(super) fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, 
             command
         }
         None => {
-            let mut command = Command::new(program);
-            command.args(args);
+            let mut command = Command::new(program.as_str());
+            command.args(args.iter().map(String::as_str));
             if let Some(dir) = &spec.working_dir {
                 command.current_dir(dir);
             }
+            // Dies with the referee (Linux). A sandbox ties itself to the referee
+            // (`--die-with-parent`); the signal set here as well could kill
+            // bubblewrap between creating the sandbox and releasing it, leaving the
+            // sandbox's first process blocked for ever. The signal fires when the
+            // thread that spawned the agent ends, so agents are spawned by threads
+            // that outlive them (the match loop's).
+            #[cfg(target_os = "linux")]
+            command.die_with(nix::unistd::getpid().as_raw());
             command
         }
     };
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
     // Least privilege: nothing of the referee's environment leaks to a bot.
-    command.env_clear().envs(spec.env.iter().map(|(k, v)| (k, v)));
-    let limits = spec.limits;
-    // A sandbox ties itself to the referee (`--die-with-parent`); a signal set
-    // here as well could kill bubblewrap between creating the sandbox and
-    // releasing it, leaving the sandbox's first process blocked for ever.
-    let referee = spec.sandbox.is_none().then(nix::unistd::getpid);
-    // Only when there is something to do: without a hook, the standard library
-    // starts the child with `posix_spawn`, which shares the referee's memory until
-    // the `exec` instead of copying its page tables (the largest single part of the
-    // referee's CPU for a fresh sandboxed agent, in a profile of short games).
-    if referee.is_some() || limits != super::Limits::default() {
-        // SAFETY: the closure runs in the child between fork and exec, where only
-        // async-signal-safe calls are allowed; prctl and setrlimit are plain system
-        // calls, and the closure allocates nothing.
-        unsafe {
-            command.pre_exec(move || restrict(limits, referee));
-        }
-    }
+    command.env(&spec.env).limits(spec.limits);
     Ok(command)
 }
