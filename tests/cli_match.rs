@@ -1298,3 +1298,30 @@ fn a_resumed_match_keeps_its_time_control_and_its_clocks() {
         .iter()
         .all(|l| l.get("think_ms").is_none() && l.get("clock_ms").is_none()));
 }
+
+#[test]
+fn built_in_agents_play_whatever_files_the_working_directory_holds() {
+    // A bot author's project often has an `agent/` folder; arguments naming files
+    // there are made absolute for agents that start elsewhere, but the built-in
+    // agents' own words (`referee agent random`) must stay what they are.
+    let dir = TempDir::new().unwrap();
+    std::fs::create_dir(dir.path().join("agent")).unwrap();
+    for name in ["random", "greedy", "replay"] {
+        std::fs::write(dir.path().join(name), "not a subcommand").unwrap();
+    }
+    let args = strings(&[
+        "--game",
+        "telka",
+        "--fill",
+        "random",
+        "--seed",
+        "3",
+        "--sandbox",
+        "none",
+    ]);
+    let (record, stdout) = play(dir.path(), "game.jsonl", &args);
+    let lines = record_lines(&record);
+    assert!(lines.iter().all(|l| kind(l) != "forfeit"), "{stdout}");
+    assert!(actions(&lines).len() > 10, "{stdout}");
+    assert_verifies(&record);
+}

@@ -97,10 +97,19 @@ pub enum AgentCwd {
 /// Makes every argument of `command` that names an existing path relative to the
 /// referee's working directory absolute (the program itself only if it contains a
 /// `/`, so that `python3` is still looked up in `PATH`).
+///
+/// A command of the referee's own executable (a built-in agent's, or a bench's replay
+/// agent) is left as it is: its words are subcommands and options, and a file of the
+/// same name in the working directory (a bot author's `agent/` folder) must not turn
+/// `referee agent random` into a path.
 fn absolutize(command: &str) -> String {
     let (Ok(words), Ok(here)) = (shell_words::split(command), std::env::current_dir()) else {
         return command.to_string();
     };
+    let own = std::env::current_exe().ok();
+    if words.first().map(Path::new) == own.as_deref() {
+        return command.to_string();
+    }
     let words: Vec<String> = words
         .into_iter()
         .enumerate()
