@@ -272,6 +272,17 @@ fn bench_throughput_plays_whole_tournaments_and_reads_their_records() {
         assert_eq!(r["forfeits"], 0, "{r}");
         assert_eq!(r["time_losses"], 0, "{r}");
     }
+    // `--games` sets the games of every row, whatever the concurrency.
+    let given = run(&["--json", "--concurrency", "3", "--games", "4"]);
+    assert_eq!(given.status.code(), Some(0), "stderr: {}", text(&given.stderr));
+    let given: Value = serde_json::from_slice(&given.stdout).expect("JSON");
+    for r in given["rows"].as_array().expect("rows") {
+        assert_eq!(
+            (&r["concurrency"], &r["games"]),
+            (&Value::from(3), &Value::from(4)),
+            "{r}"
+        );
+    }
     let table = run(&[]);
     assert_eq!(table.status.code(), Some(0), "stderr: {}", text(&table.stderr));
     let table = text(&table.stdout);
@@ -301,6 +312,9 @@ fn bench_throughput_refuses_what_it_does_not_measure() {
         &["bench", "--sandbox", "none"][..],
         &["bench", "--concurrency", "2"],
         &["bench", "--throughput", "--concurrency", "0"],
+        &["bench", "--games", "4"],
+        &["bench", "--throughput", "--games", "3"],
+        &["bench", "--throughput", "--games", "0"],
     ] {
         let out = referee_in(dir.path())
             .args(wrong)

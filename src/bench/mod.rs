@@ -325,12 +325,13 @@ pub fn run_throughput(
     exe: &str,
     quick: bool,
     at: &[usize],
+    games: Option<usize>,
     bots: Bots,
     isolation: &Isolation,
 ) -> std::io::Result<Throughput> {
     let dir = std::env::temp_dir().join(format!("referee-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let measured = throughput::measure(exe, &dir, quick, at, bots, isolation);
+    let measured = throughput::measure(exe, &dir, quick, at, games, bots, isolation);
     let _ = std::fs::remove_dir_all(&dir);
     measured
 }

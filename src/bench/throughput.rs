@@ -25,6 +25,14 @@ pub const TIME_CONTROL: &str = "1+0.01";
 /// The concurrencies measured by a full run.
 const CONCURRENCIES: [usize; 5] = [1, 2, 8, 32, 64];
 
+/// Games a full run plays at every concurrency alike, so that what a run pays once
+/// (every worker starting its agents, the tail when fewer games than workers are
+/// left) and what grows with the records written (the kernel writing them back)
+/// weigh the same at every concurrency. With 64 games, or four per worker, as
+/// before, 8 games at once played 128 games in under a second while 64 games at once
+/// paid 128 agent starts over 256 games: the loss between them was a third larger.
+const GAMES: usize = 1024;
+
 /// The two bots every measured tournament is played between.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -106,6 +114,7 @@ pub fn measure(
     dir: &Path,
     quick: bool,
     at: &[usize],
+    games: Option<usize>,
     bots: Bots,
     isolation: &Isolation,
 ) -> std::io::Result<Throughput> {
@@ -130,14 +139,12 @@ pub fn measure(
     };
     let mut rows = Vec::new();
     for concurrency in concurrencies {
-        // Enough games for every worker to play several, so that the start and the
-        // tail of a run, when fewer games than workers are left, weigh little; a
-        // quick run only a game per worker. Even, so each bot sits in each seat as
-        // often as the other (the tournament requires it).
-        let games = if quick {
-            concurrency.max(4).next_multiple_of(2)
-        } else {
-            (4 * concurrency).max(64)
+        // A quick run plays only a game per worker. Even, so each bot sits in each
+        // seat as often as the other (the tournament requires it).
+        let games = match games {
+            Some(games) => games,
+            None if quick => concurrency.max(4).next_multiple_of(2),
+            None => GAMES,
         };
         for &pinned in pinnings {
             let at = At {

@@ -31,6 +31,10 @@ pub struct BenchArgs {
     /// (repeatable; each value once, in the order given).
     #[arg(long, requires = "throughput", value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: Vec<u16>,
+    /// With --throughput: games played at each concurrency and pinning, an even
+    /// number (default: 1024, or a game per worker with --quick).
+    #[arg(long, requires = "throughput", value_parser = even_games)]
+    games: Option<usize>,
     /// With --throughput: the two bots of every game.
     #[arg(long, value_enum, default_value = "replay", requires = "throughput")]
     bots: crate::bench::Bots,
@@ -43,7 +47,7 @@ pub fn run(args: BenchArgs) -> Result<u8, Failure> {
     if args.throughput {
         let isolation = crate::agent::detect_sandbox(args.sandbox).map_err(Failure::usage)?;
         let at: Vec<usize> = args.concurrency.iter().map(|&c| usize::from(c)).collect();
-        let measured = crate::bench::run_throughput(&exe, args.quick, &at, args.bots, &isolation)
+        let measured = crate::bench::run_throughput(&exe, args.quick, &at, args.games, args.bots, &isolation)
             .map_err(Failure::failed)?;
         return print_figures(args.json, &measured, || measured.table());
     }
@@ -63,4 +67,15 @@ fn print_figures(
         print(&table())?;
     }
     Ok(EXIT_OK)
+}
+
+/// A `--games` value: an even count from 2 to 100,000 (each bot sits in each seat
+/// equally often).
+fn even_games(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (2..=100_000).contains(&n) && n % 2 == 0 => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not an even number of games from 2 to 100000"
+        )),
+    }
 }
