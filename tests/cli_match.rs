@@ -1309,19 +1309,17 @@ fn built_in_agents_play_whatever_files_the_working_directory_holds() {
     for name in ["random", "greedy", "replay"] {
         std::fs::write(dir.path().join(name), "not a subcommand").unwrap();
     }
-    let args = strings(&[
-        "--game",
-        "telka",
-        "--fill",
-        "random",
-        "--seed",
-        "3",
-        "--sandbox",
-        "none",
-    ]);
-    let (record, stdout) = play(dir.path(), "game.jsonl", &args);
-    let lines = record_lines(&record);
-    assert!(lines.iter().all(|l| kind(l) != "forfeit"), "{stdout}");
-    assert!(actions(&lines).len() > 10, "{stdout}");
-    assert_verifies(&record);
+    // The referee's own program by a relative path, a link to it, plays as well.
+    std::os::unix::fs::symlink(exe(), dir.path().join("ref")).unwrap();
+    let given = ["--agent", "./ref agent greedy --seed 5"];
+    for (name, extra) in [("filled.jsonl", &[][..]), ("given.jsonl", &given[..])] {
+        let mut args = strings(&["--game", "telka", "--fill", "random", "--seed", "3"]);
+        args.extend(strings(&["--sandbox", "none"]));
+        args.extend(strings(extra));
+        let (record, stdout) = play(dir.path(), name, &args);
+        let lines = record_lines(&record);
+        assert!(lines.iter().all(|l| kind(l) != "forfeit"), "{name}: {stdout}");
+        assert!(actions(&lines).len() > 10, "{name}: {stdout}");
+        assert_verifies(&record);
+    }
 }

@@ -17,7 +17,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, ChildStdin, ChildStdout, ExitStatus};
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -90,7 +90,7 @@ impl Command {
     /// piped to the returned [`Child`]. Fails as an `exec` would when the program
     /// cannot be found or run.
     pub(crate) fn spawn(&self) -> io::Result<Child> {
-        let path = self.resolve()?;
+        let candidates = self.candidates()?;
         let argv = cstrings(
             std::iter::once(&self.program)
                 .chain(&self.args)
@@ -108,8 +108,15 @@ impl Command {
         let (stderr_r, stderr_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
         let argv_ptrs = pointers(&argv);
         let envp_ptrs = pointers(&envp);
+        let candidate_ptrs = pointers(&candidates);
+        // For a file without a `#!` line, which `exec` refuses: `sh` runs it, as
+        // `execvp` (and so the standard library) does. The program's slot is
+        // filled in by the child with the candidate that was refused.
+        let mut shell_argv: Vec<*const libc::c_char> = vec![c"sh".as_ptr(), std::ptr::null()];
+        shell_argv.extend(argv_ptrs.iter().skip(1));
         let plan = Plan {
-            path: path.as_ptr(),
+            candidates: candidate_ptrs.as_ptr(),
+            shell_argv: shell_argv.as_mut_ptr(),
             argv: argv_ptrs.as_ptr(),
             envp: envp_ptrs.as_ptr(),
             cwd: cwd.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
@@ -137,23 +144,26 @@ impl Command {
         Ok(child)
     }
 
-    /// The program's path as `exec` is given it: as written when it names a path,
-    /// otherwise the first match on the child's `PATH` (or the `exec` default).
-    fn resolve(&self) -> io::Result<CString> {
+    /// The paths the child tries `exec` on, in order, as `execvp` does: the
+    /// program as written when it names a path, otherwise the program in each
+    /// directory of the child's `PATH` (or the `exec` default), an empty entry
+    /// meaning the child's own directory. They are tried in the child, after its
+    /// `chdir`, so that relative ones mean what they would mean to `execvp`.
+    fn candidates(&self) -> io::Result<Vec<CString>> {
         if self.program.as_bytes().contains(&b'/') {
-            return cstring(&self.program);
+            return Ok(vec![cstring(&self.program)?]);
         }
         let path = self
             .env
             .iter()
             .find(|(k, _)| k == "PATH")
             .map_or("/bin:/usr/bin", |(_, v)| v.as_str());
-        let found = self
-            .program
-            .to_str()
-            .and_then(|name| super::sandbox::find_in(name, OsStr::new(path)))
-            .ok_or_else(|| io::Error::from(nix::errno::Errno::ENOENT))?;
-        cstring(found.as_os_str())
+        path.split(':')
+            .map(|dir| {
+                let dir = if dir.is_empty() { "." } else { dir };
+                cstring(Path::new(dir).join(&self.program).as_os_str())
+            })
+            .collect()
     }
 }
 
@@ -225,7 +235,12 @@ impl Child {
 /// What the child needs, prepared by the parent: the child may only read it (and
 /// write `error`), since it must not allocate.
 struct Plan {
-    path: *const libc::c_char,
+    /// The paths to try `exec` on, null-terminated (see `Command::candidates`).
+    candidates: *const *const libc::c_char,
+    /// `sh`, a slot for the program's path, then its arguments: for a program
+    /// `exec` refuses as no executable format. The one thing the child writes
+    /// besides `error`, in memory only it uses until it is done.
+    shell_argv: *mut *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
     cwd: *const libc::c_char,
@@ -243,16 +258,16 @@ struct Plan {
 /// this thread meanwhile, so no handler of the referee's runs in the child before
 /// it has reset them.
 fn clone_vfork(plan: &Plan) -> io::Result<i32> {
-    let mut stack = vec![0u8; CHILD_STACK];
+    let stack = Stack::new()?;
     // The stack grows down from its end, which must be 16-byte aligned.
-    let top = (stack.as_mut_ptr() as usize + CHILD_STACK) & !15;
-    // SAFETY: the sets are initialised by sigfillset/pthread_sigmask before use.
-    let mut all: libc::sigset_t = unsafe { std::mem::zeroed() };
-    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
-    unsafe {
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-    }
+    let top = stack.top() & !15;
+    // Every signal, glibc's own two included (its `pthread_sigmask` leaves those
+    // out, and their handlers would run in the child on the referee's memory):
+    // the system call itself, with the kernel's 8-byte set, as `posix_spawn` does.
+    let all: u64 = !0;
+    let mut old: u64 = 0;
+    // SAFETY: rt_sigprocmask reads and writes the two 8-byte sets given.
+    unsafe { set_mask(&all, &mut old) };
     // SAFETY: `child_main` runs on `stack` (alive until this returns, as the parent
     // is suspended until the child's exec or exit) and only reads `plan`, which
     // outlives the call for the same reason.
@@ -266,12 +281,73 @@ fn clone_vfork(plan: &Plan) -> io::Result<i32> {
     };
     let error = io::Error::last_os_error();
     // SAFETY: restores the mask saved above.
-    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+    unsafe { set_mask(&old, &mut 0) };
     drop(stack);
     if pid < 0 {
         return Err(error);
     }
     Ok(pid)
+}
+
+/// `rt_sigprocmask(SIG_SETMASK, new, old)` on the kernel's 64-signal set.
+///
+/// # Safety
+/// A plain system call on the two sets.
+unsafe fn set_mask(new: &u64, old: &mut u64) {
+    libc::syscall(
+        libc::SYS_rt_sigprocmask,
+        libc::SIG_SETMASK,
+        new as *const u64,
+        old as *mut u64,
+        8,
+    );
+}
+
+/// The child's stack: mapped on its own with an unmapped page below it, so that
+/// running out of it faults instead of writing over the referee's heap.
+struct Stack {
+    base: *mut c_void,
+    len: usize,
+}
+
+impl Stack {
+    /// Maps [`CHILD_STACK`] bytes and a guard page beneath them.
+    fn new() -> io::Result<Stack> {
+        let guard = 4096;
+        let len = CHILD_STACK + guard;
+        // SAFETY: a fresh private anonymous mapping, owned by the returned value.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let stack = Stack { base, len };
+        // SAFETY: the lowest page of the mapping just made.
+        if unsafe { libc::mprotect(base, guard, libc::PROT_NONE) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(stack)
+    }
+
+    /// The address above its highest byte.
+    fn top(&self) -> usize {
+        self.base as usize + self.len
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` made, no longer used (the child has exec'd).
+        unsafe { libc::munmap(self.base, self.len) };
+    }
 }
 
 /// The child, between its start and its `exec`: on failure, says why in the plan
@@ -349,8 +425,39 @@ unsafe fn prepare_and_exec(plan: &Plan) -> c_int {
     let mut empty: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut empty);
     libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-    libc::execve(plan.path, plan.argv, plan.envp);
-    errno()
+    exec_first(plan)
+}
+
+/// `execve` of the first of the plan's candidates that can run (a shell script
+/// without `#!` through `/bin/sh`), as `execvp` tries them; returns the errno that
+/// ends the search: EACCES if some candidate was there but refused, else the last.
+///
+/// # Safety
+/// As for [`prepare_and_exec`].
+unsafe fn exec_first(plan: &Plan) -> c_int {
+    let mut denied = false;
+    let mut last = libc::ENOENT;
+    let mut next = plan.candidates;
+    while !(*next).is_null() {
+        libc::execve(*next, plan.argv, plan.envp);
+        last = *libc::__errno_location();
+        match last {
+            libc::ENOEXEC => {
+                *plan.shell_argv.add(1) = *next;
+                libc::execve(c"/bin/sh".as_ptr(), plan.shell_argv, plan.envp);
+                return *libc::__errno_location();
+            }
+            libc::EACCES => denied = true,
+            libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
+            _ => return last,
+        }
+        next = next.add(1);
+    }
+    if denied {
+        libc::EACCES
+    } else {
+        last
+    }
 }
 
 /// `setrlimit` of `resource` to `soft` and `hard`.
@@ -401,11 +508,18 @@ mod tests {
         command
     }
 
-    /// Everything the child printed on stdout, once it has exited.
+    /// Starts `command` registered as an agent is, so that another test's scan for
+    /// escaped descendants leaves it be.
+    fn spawn(command: &mut Command) -> std::io::Result<Child> {
+        crate::agent::registry::spawn_registered(command)
+    }
+
+    /// Everything the child printed on stdout, once it has exited (and forgotten).
     fn output(mut child: Child) -> String {
         let mut text = String::new();
         child.stdout.take().unwrap().read_to_string(&mut text).unwrap();
         assert!(child.wait().unwrap().success());
+        crate::agent::registry::unregister(child.id() as i32);
         text
     }
 
@@ -425,7 +539,7 @@ mod tests {
                 memory_bytes: Some(512 << 20),
                 cpu_seconds: None,
             });
-        let child = command.spawn().unwrap();
+        let child = spawn(&mut command).unwrap();
         let pid = child.id() as i32;
         // SAFETY: a plain system call on a child not reaped yet.
         assert_eq!(unsafe { libc::getpgid(pid) }, pid, "it leads a group of its own");
@@ -442,7 +556,7 @@ mod tests {
     fn the_child_starts_with_no_signal_blocked_and_sigpipe_at_its_default() {
         // The referee ignores SIGPIPE (the standard library does) and blocks every
         // signal around the start: neither may reach the agent.
-        let status = output(command("cat", &["/proc/self/status"]).spawn().unwrap());
+        let status = output(spawn(&mut command("cat", &["/proc/self/status"])).unwrap());
         let mask = |name: &str| {
             let line = status.lines().find(|l| l.starts_with(name)).unwrap();
             u64::from_str_radix(line[name.len()..].trim(), 16).unwrap()
@@ -452,18 +566,38 @@ mod tests {
     }
 
     #[test]
+    fn a_script_without_its_interpreter_line_runs_in_sh_found_on_a_relative_path() {
+        // `execvp` runs such a file with `sh`, and a relative `PATH` entry means the
+        // child's directory: bots written for other tools rely on both.
+        let dir = std::env::temp_dir().join(format!("launch-script-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        let script = dir.join("bin").join("bot");
+        std::fs::write(&script, "echo \"ran by sh: $1\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut command = Command::new("bot");
+        command
+            .args(["hello"])
+            .env(&[("PATH".to_string(), "no-such-dir:bin:/usr/bin:/bin".to_string())])
+            .current_dir(&dir);
+        let text = output(spawn(&mut command).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(text, "ran by sh: hello\n");
+    }
+
+    #[test]
     fn a_program_that_cannot_run_is_an_error_saying_why() {
-        let missing = command("no-such-program-anywhere", &[]).spawn().unwrap_err();
+        let missing = spawn(&mut command("no-such-program-anywhere", &[])).unwrap_err();
         assert_eq!(missing.kind(), std::io::ErrorKind::NotFound, "{missing}");
         // Found, but not executable: the child's exec fails, and says why.
         let file = std::env::temp_dir().join(format!("launch-test-{}", std::process::id()));
         std::fs::write(&file, "not a program").unwrap();
-        let denied = command(file.to_str().unwrap(), &[]).spawn().unwrap_err();
+        let denied = spawn(&mut command(file.to_str().unwrap(), &[])).unwrap_err();
         std::fs::remove_file(&file).unwrap();
         assert_eq!(denied.kind(), std::io::ErrorKind::PermissionDenied, "{denied}");
         let mut bad_dir = command("true", &[]);
         bad_dir.current_dir("/no/such/directory");
-        let gone = bad_dir.spawn().unwrap_err();
+        let gone = spawn(&mut bad_dir).unwrap_err();
         assert_eq!(gone.kind(), std::io::ErrorKind::NotFound, "{gone}");
     }
 }

@@ -98,17 +98,19 @@ pub enum AgentCwd {
 /// referee's working directory absolute (the program itself only if it contains a
 /// `/`, so that `python3` is still looked up in `PATH`).
 ///
-/// A command of the referee's own executable (a built-in agent's, or a bench's replay
-/// agent) is left as it is: its words are subcommands and options, and a file of the
+/// Of a command of the referee's own executable (a built-in agent's, or a bench's
+/// replay agent) only the program is: its words are subcommands and options, and a file of the
 /// same name in the working directory (a bot author's `agent/` folder) must not turn
 /// `referee agent random` into a path.
 fn absolutize(command: &str) -> String {
     let (Ok(words), Ok(here)) = (shell_words::split(command), std::env::current_dir()) else {
         return command.to_string();
     };
-    let own = std::env::current_exe().ok();
-    if words.first().map(Path::new) == own.as_deref() {
-        return command.to_string();
+    if let Some((program, rest)) = words.split_first() {
+        if is_own_executable(Path::new(program)) {
+            let program = here.join(program).to_string_lossy().into_owned();
+            return shell_words::join(std::iter::once(&program).chain(rest));
+        }
     }
     let words: Vec<String> = words
         .into_iter()
@@ -124,6 +126,16 @@ fn absolutize(command: &str) -> String {
         })
         .collect();
     shell_words::join(words)
+}
+
+/// Whether `program` is the referee's own executable: the same path, or the same
+/// file by another path (`./referee`, a link).
+fn is_own_executable(program: &Path) -> bool {
+    let Ok(own) = std::env::current_exe() else {
+        return false;
+    };
+    program == own
+        || matches!((std::fs::canonicalize(program), std::fs::canonicalize(&own)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Prepares where seat `seat`'s agent runs: its sandbox, if agents are isolated, and
