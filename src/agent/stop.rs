@@ -129,16 +129,19 @@ pub(super) fn reap_sandbox_init(info: &mut impl std::io::Read, until: Instant) -
     let Some(pid) = child_pid(&text) else {
         return false;
     };
-    let gone = || {
-        let _orphans = orphans_held();
-        !matches!(
-            waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
-            Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
-        )
-    };
     // It was killed with bubblewrap (`--die-with-parent`): the wait is its death.
-    await_exit(pid.unsigned_abs(), until, gone);
+    await_exit(pid.unsigned_abs(), until, || reaped(pid));
     true
+}
+
+/// Reaps `pid` if it is a child of this process that has exited; true when it is
+/// gone (reaped now, or no child of ours), false while it lives.
+fn reaped(pid: i32) -> bool {
+    let _orphans = orphans_held();
+    !matches!(
+        waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
+        Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
+    )
 }
 
 /// The `"child-pid"` member of bubblewrap's `--info-fd` JSON.
@@ -153,10 +156,15 @@ fn child_pid(info: &[u8]) -> Option<i32> {
 /// Kills and reaps the children that escaped an agent's process group, again and again
 /// (killing one orphans its own children, which then become ours), up to `until`.
 /// Returns the pids killed, each once.
+///
+/// Each is awaited by its pidfd, not by polling: a sandbox's first process is
+/// orphaned here at every stop (bubblewrap exits as soon as it has its status, while
+/// the kernel is still taking down the sandbox's PID namespace), and a 5 ms sleep
+/// for it was most of a sandboxed game's stop.
 pub(super) fn reap_escaped(until: Instant) -> Vec<i32> {
     let mut killed: Vec<i32> = Vec::new();
     loop {
-        let mut left = kill_escaped_children();
+        let left = kill_escaped_children();
         if left.is_empty() {
             return killed;
         }
@@ -164,21 +172,10 @@ pub(super) fn reap_escaped(until: Instant) -> Vec<i32> {
             if !killed.contains(&pid) {
                 killed.push(pid);
             }
+            await_exit(pid.unsigned_abs(), until, || reaped(pid));
         }
-        while !left.is_empty() {
-            left.retain(|&pid| {
-                let _orphans = orphans_held();
-                matches!(
-                    waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG)),
-                    Ok(WaitStatus::StillAlive) | Err(Errno::EINTR)
-                )
-            });
-            if Instant::now() >= until {
-                return killed;
-            }
-            if !left.is_empty() {
-                thread::sleep(TICK);
-            }
+        if Instant::now() >= until {
+            return killed;
         }
     }
 }
