@@ -79,6 +79,23 @@ impl MatchConfig {
     pub fn seat_control(&self, i: usize) -> TimeControl {
         self.agents.get(i).and_then(|a| a.control).unwrap_or(self.control)
     }
+
+    /// What no agent of this match may see: the record (with the files beside it
+    /// that belong to it), the log directory, and the configuration's others.
+    /// Directories are made now if missing, so that the sandbox can cover them before
+    /// anything is written there.
+    pub fn hidden(&self) -> std::io::Result<Hidden> {
+        let mut dirs: Vec<PathBuf> = self.log_dir.iter().cloned().collect();
+        dirs.extend(self.hidden.iter().cloned());
+        let record_dir = self.record.parent().filter(|d| !d.as_os_str().is_empty());
+        for dir in dirs.iter().map(PathBuf::as_path).chain(record_dir) {
+            std::fs::create_dir_all(dir)?;
+        }
+        Ok(Hidden {
+            dirs,
+            records: vec![self.record.clone()],
+        })
+    }
 }
 
 /// The working directory agents start in.
@@ -161,7 +178,7 @@ pub(super) fn place_agent(
         };
         spec.sandbox = Some(Sandbox::new(
             bubblewrap.clone(),
-            hidden_for(config)?,
+            config.hidden()?,
             config.network,
             cwd,
         ));
@@ -192,23 +209,6 @@ pub(super) fn place_agent(
             Ok(Some(dir))
         }
     }
-}
-
-/// What no agent of this match may see: the record (with the files beside it that
-/// belong to it), the log directory, and the configuration's others. Directories
-/// are made now if missing, so that the sandbox can cover them before anything is
-/// written there.
-pub(super) fn hidden_for(config: &MatchConfig) -> std::io::Result<Hidden> {
-    let mut dirs: Vec<PathBuf> = config.log_dir.iter().cloned().collect();
-    dirs.extend(config.hidden.iter().cloned());
-    let record_dir = config.record.parent().filter(|d| !d.as_os_str().is_empty());
-    for dir in dirs.iter().map(PathBuf::as_path).chain(record_dir) {
-        std::fs::create_dir_all(dir)?;
-    }
-    Ok(Hidden {
-        dirs,
-        records: vec![config.record.clone()],
-    })
 }
 
 /// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::config::{hidden_for, place_agent};
+use super::config::place_agent;
 use super::session::{AgentSession, Forfeit};
 use super::{MatchConfig, MatchError, SeatAgent};
 use crate::agent::{AgentError, AgentSpec, Hidden, Isolation, Stopped};
@@ -81,7 +81,7 @@ pub(super) fn start_fresh(
     };
     let scratch = place_agent(&mut spec, config, seat).map_err(place_err)?;
     let hidden = match config.isolation {
-        Isolation::Sandboxed(_) => Some(hidden_for(config).map_err(place_err)?),
+        Isolation::Sandboxed(_) => Some(config.hidden().map_err(place_err)?),
         Isolation::NotIsolated(_) => None,
     };
     // Made now so that the directory goes whatever happens next.
@@ -159,7 +159,7 @@ fn reseeding(place: &Place, agent: &SeatAgent) -> Option<u64> {
 fn covers(kept: Option<&Hidden>, config: &MatchConfig) -> bool {
     let now = match (&config.isolation, kept) {
         (Isolation::NotIsolated(_), None) => return true,
-        (Isolation::Sandboxed(_), Some(_)) => match hidden_for(config) {
+        (Isolation::Sandboxed(_), Some(_)) => match config.hidden() {
             Ok(h) => h,
             Err(_) => return false,
         },
