@@ -135,8 +135,28 @@ fn check_fixed_costs(fixed: &Value) {
                 "wall_us_per_ply",
                 "cpu_ms_per_game",
                 "cpu_us_per_ply",
+                "own_wall_ms",
+                "own_cpu_ms",
             ] {
                 assert!(line[key].as_f64().is_some_and(f64::is_finite), "{key}: {line}");
+            }
+            // Fresh agents are measured alone too, started and told `quit`; kept
+            // ones are not started, so nothing is taken off their intercept.
+            let alone = line["alone_wall_ms"].as_f64().expect("alone_wall_ms");
+            if agents == "fresh" {
+                assert!(alone > 0.0, "no agents alone: {line}");
+            } else {
+                assert_eq!(alone, 0.0, "{line}");
+            }
+            for (own, whole, part) in [
+                ("own_wall_ms", "wall_ms_per_game", "alone_wall_ms"),
+                ("own_cpu_ms", "cpu_ms_per_game", "alone_cpu_ms"),
+            ] {
+                let [own, whole, part] = [own, whole, part].map(|k| line[k].as_f64().unwrap());
+                assert!(
+                    (own - (whole - part)).abs() < 1e-9,
+                    "{own} != {whole} - {part}: {line}"
+                );
             }
         }
     }
@@ -180,6 +200,7 @@ fn bench_table_names_the_machine_and_the_floors() {
             "memory per concurrent match",
             "per game (fitted)",
             "per extra seat, telka 2→4 seats, fresh",
+            "alone: the same fresh agents started and told quit, no game",
         ],
     );
     assert_empty(tmp.path());

@@ -9,17 +9,24 @@
 //! The replay agent reads its record without verifying it, so its start-up is a parse
 //! of the file: proportional to the record, it falls into the slope, not the
 //! intercept.
+//!
+//! Beside each line with fresh agents, the same agents alone: started side by side
+//! by the standard library, as any program would start them, told `quit` and
+//! reaped, with no game. That is what fresh processes of that agent cost whoever
+//! starts them; the intercept less it is what the referee adds (its own fixed cost).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::cpus::process_cpu_time;
 use super::{bench_config, median_by, plain, Workload};
-use crate::agent::Isolation;
+use crate::agent::{AgentSpec, Isolation, Sandbox};
 use crate::game::{GameId, Options};
-use crate::referee::{play_match, play_match_keeping, KeptAgent, MatchConfig};
+use crate::referee::{play_match, play_match_keeping, AgentCwd, KeptAgent, MatchConfig};
 
 /// The configurations whose fixed cost is measured: two seat counts of each game,
 /// so that the cost of a seat shows as the difference of their intercepts.
@@ -54,6 +61,17 @@ pub struct FixedCost {
     pub cpu_ms_per_game: f64,
     /// The slope of the referee's CPU time: µs per ply.
     pub cpu_us_per_ply: f64,
+    /// The agents alone: as many fresh agents of the same command started side by
+    /// side by the standard library, told `quit` and reaped, with no game: median ms
+    /// of wall (zero for kept agents, which are not started).
+    pub alone_wall_ms: f64,
+    /// The referee's CPU for the agents alone (starting and reaping them), ms.
+    pub alone_cpu_ms: f64,
+    /// What the referee adds to a game beyond its agents' processes: the wall
+    /// intercept less the agents alone, ms.
+    pub own_wall_ms: f64,
+    /// The same of the referee's CPU, ms.
+    pub own_cpu_ms: f64,
 }
 
 /// The cost of a seat: the difference of two intercepts of one game and agent mode,
@@ -70,6 +88,10 @@ pub struct SeatCost {
     pub wall_ms_per_seat: f64,
     /// Referee CPU ms per extra seat.
     pub cpu_ms_per_seat: f64,
+    /// Wall ms per extra seat of what the referee adds (see [`FixedCost::own_wall_ms`]).
+    pub own_wall_ms_per_seat: f64,
+    /// Referee CPU ms per extra seat of what the referee adds.
+    pub own_cpu_ms_per_seat: f64,
 }
 
 /// The fixed costs, and the seat costs derived from them.
@@ -97,14 +119,18 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
         let seats = game.create(&options, None).map_or(2, |g| g.seat_count());
         let records = record_lengths(exe, dir, game, &options, seats, work)?;
         let label = format!("{game} {given}");
-        let fresh = |isolation: &Isolation| -> std::io::Result<Vec<[f64; 3]>> {
-            records
+        let fresh = |isolation: &Isolation| -> std::io::Result<(Vec<[f64; 3]>, [f64; 2])> {
+            let points = records
                 .iter()
                 .map(|(plies, options, record)| {
                     let config = replay_config(exe, dir, game, options, seats, record, isolation);
                     let runs = (0..work.fixed_runs.max(1))
                         .map(|_| {
-                            let run = timed(|| play_match(&config, &mut |_| {}).map(|_| ()));
+                            let run = timed(|| {
+                                play_match(&config, &mut |_| {})
+                                    .map(|_| ())
+                                    .map_err(std::io::Error::other)
+                            });
                             // Each match creates its record anew.
                             let _ = std::fs::remove_file(&config.record);
                             run
@@ -112,9 +138,17 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
                         .collect::<std::io::Result<Vec<_>>>()?;
                     Ok(point(*plies, &runs))
                 })
-                .collect()
+                .collect::<std::io::Result<Vec<_>>>()?;
+            // The shortest record's agents: their start is the same, their parse least.
+            let (_, options, record) = &records[0];
+            let config = replay_config(exe, dir, game, options, seats, record, isolation);
+            let alone = (0..work.fixed_runs.max(1))
+                .map(|_| agents_alone(&config, isolation))
+                .collect::<std::io::Result<Vec<_>>>()?;
+            Ok((points, medians(&alone)))
         };
-        lines.push(fit(&label, seats, "fresh", fresh(&plain())?));
+        let (points, alone) = fresh(&plain())?;
+        lines.push(fit(&label, seats, "fresh", points, alone));
         let kept = records
             .iter()
             .map(|(plies, options, record)| {
@@ -122,9 +156,10 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
                 Ok(point(*plies, &kept_runs(&config, seats, work.fixed_runs)?))
             })
             .collect::<std::io::Result<Vec<_>>>()?;
-        lines.push(fit(&label, seats, "kept", kept));
+        lines.push(fit(&label, seats, "kept", kept, [0.0; 2]));
         if let Some(sandbox) = sandboxed.as_ref().filter(|_| seats == 2) {
-            lines.push(fit(&label, seats, "fresh, sandboxed", fresh(sandbox)?));
+            let (points, alone) = fresh(sandbox)?;
+            lines.push(fit(&label, seats, "fresh, sandboxed", points, alone));
         }
     }
     Ok(FixedCosts {
@@ -159,7 +194,8 @@ fn record_lengths(
     Ok(out)
 }
 
-/// A match of replay agents playing `record` again, isolated as `isolation` says.
+/// A match of replay agents playing `record` again, isolated as `isolation` says, each
+/// in a private directory as a tournament's are.
 fn replay_config(
     exe: &str,
     dir: &Path,
@@ -171,18 +207,85 @@ fn replay_config(
 ) -> MatchConfig {
     let mut config = bench_config(exe, dir, game, options, 0, seats, Some(record));
     config.isolation = isolation.clone();
+    config.agent_cwd = AgentCwd::Private;
     config
 }
 
 /// Runs `f` and returns its wall and the process's CPU time (every thread: the match
 /// thread and the agents' stderr drains alike), µs.
-fn timed(f: impl FnOnce() -> Result<(), crate::referee::MatchError>) -> std::io::Result<[f64; 2]> {
+fn timed(f: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<[f64; 2]> {
     let cpu = process_cpu_time();
     let start = Instant::now();
-    f().map_err(std::io::Error::other)?;
+    f()?;
     let wall = start.elapsed();
     let cpu = process_cpu_time().saturating_sub(cpu);
     Ok([wall.as_secs_f64() * 1e6, cpu.as_secs_f64() * 1e6])
+}
+
+/// The agents of `config` alone, timed as [`timed`] times a match: started side by
+/// side by the standard library (in the sandbox `isolation` names, if any), each told
+/// `quit` at once, then reaped. What fresh processes of these agents cost any program
+/// that starts them, with no game.
+fn agents_alone(config: &MatchConfig, isolation: &Isolation) -> std::io::Result<[f64; 2]> {
+    let commands = config
+        .agents
+        .iter()
+        .map(|agent| agent_argv(&agent.spec, config, isolation))
+        .collect::<std::io::Result<Vec<_>>>()?;
+    timed(|| {
+        let mut children = Vec::new();
+        for (program, args) in &commands {
+            children.push(
+                std::process::Command::new(program)
+                    .args(args)
+                    .env_clear()
+                    .envs(AgentSpec::new("").env)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()?,
+            );
+        }
+        for child in &mut children {
+            // Dropped at once: the end of input follows `quit`.
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(b"quit\n");
+            }
+        }
+        for child in &mut children {
+            child.wait()?;
+        }
+        Ok(())
+    })
+}
+
+/// The program and arguments that run `spec`'s command, in the sandbox when
+/// `isolation` has one, hiding what `config`'s agents may not see.
+fn agent_argv(
+    spec: &AgentSpec,
+    config: &MatchConfig,
+    isolation: &Isolation,
+) -> std::io::Result<(PathBuf, Vec<String>)> {
+    let words = shell_words::split(&spec.command).map_err(std::io::Error::other)?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(std::io::Error::other("an empty agent command"));
+    };
+    Ok(match isolation {
+        Isolation::Sandboxed(bubblewrap) => {
+            let sandbox = Sandbox::new(bubblewrap.clone(), config.hidden()?, config.network, None);
+            let path = std::env::var("PATH").unwrap_or_default();
+            let argv = sandbox.argv(&words, &path);
+            let argv = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+            (sandbox.program().to_path_buf(), argv)
+        }
+        Isolation::NotIsolated(_) => (PathBuf::from(program), args.to_vec()),
+    })
+}
+
+/// The medians of wall and of CPU of `runs`, ms.
+fn medians(runs: &[[f64; 2]]) -> [f64; 2] {
+    let median = |k: usize| median_by(runs, |r| r[k]).map_or(0.0, |r| r[k]) / 1e3;
+    [median(0), median(1)]
 }
 
 /// `runs` timed matches of `config` on agents kept from the game before (the first,
@@ -198,7 +301,7 @@ fn kept_runs(config: &MatchConfig, seats: usize, runs: usize) -> std::io::Result
         times.push(timed(|| {
             let (played, back) = play_match_keeping(config, std::mem::take(&mut kept), &keep, &mut |_| {});
             next = back;
-            played.map(|_| ())
+            played.map(|_| ()).map_err(std::io::Error::other)
         })?);
         let _ = std::fs::remove_file(&config.record);
         kept = next;
@@ -216,26 +319,35 @@ fn point(plies: u32, runs: &[[f64; 2]]) -> [f64; 3] {
     [f64::from(plies), wall, cpu]
 }
 
-/// The least-squares line through `points` of column `y` against plies: (intercept,
-/// slope); a single length gives no slope, and the intercept is then its mean.
+/// The weighted least-squares line through `points` of column `y` against plies:
+/// (intercept, slope); a single length gives no slope, and the intercept is then its
+/// mean.
+///
+/// Each point weighs the inverse square of its own time. The machine's speed drifts
+/// by tens of percent over seconds, so a point's error grows with its length: fitted
+/// unweighted, the 3,000-ply games' drift moved the intercept by milliseconds
+/// between runs, while what a game costs whatever its length is best seen in the
+/// short ones.
 fn least_squares(points: &[[f64; 3]], y: usize) -> (f64, f64) {
-    let n = points.len() as f64;
-    if points.is_empty() {
+    let weight = |p: &[f64; 3]| 1.0 / p[y].max(1.0).powi(2);
+    let total: f64 = points.iter().map(weight).sum();
+    if points.is_empty() || total == 0.0 {
         return (0.0, 0.0);
     }
-    let mx = points.iter().map(|p| p[0]).sum::<f64>() / n;
-    let my = points.iter().map(|p| p[y]).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p[0] - mx).powi(2)).sum();
+    let mean = |k: usize| points.iter().map(|p| weight(p) * p[k]).sum::<f64>() / total;
+    let (mx, my) = (mean(0), mean(y));
+    let sxx: f64 = points.iter().map(|p| weight(p) * (p[0] - mx).powi(2)).sum();
     if sxx == 0.0 {
         return (my, 0.0);
     }
-    let sxy: f64 = points.iter().map(|p| (p[0] - mx) * (p[y] - my)).sum();
+    let sxy: f64 = points.iter().map(|p| weight(p) * (p[0] - mx) * (p[y] - my)).sum();
     let slope = sxy / sxx;
     (my - slope * mx, slope)
 }
 
-/// The fitted line of one configuration and agent mode.
-fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 3]>) -> FixedCost {
+/// The fitted line of one configuration and agent mode, beside its agents alone
+/// (wall and CPU, ms).
+fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 3]>, alone: [f64; 2]) -> FixedCost {
     let (wall0, wall1) = least_squares(&points, 1);
     let (cpu0, cpu1) = least_squares(&points, 2);
     FixedCost {
@@ -247,6 +359,10 @@ fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 3]>) -> FixedCo
         wall_us_per_ply: wall1,
         cpu_ms_per_game: cpu0 / 1e3,
         cpu_us_per_ply: cpu1,
+        alone_wall_ms: alone[0],
+        alone_cpu_ms: alone[1],
+        own_wall_ms: wall0 / 1e3 - alone[0],
+        own_cpu_ms: cpu0 / 1e3 - alone[1],
     }
 }
 
@@ -266,6 +382,8 @@ fn seat_costs(lines: &[FixedCost]) -> Vec<SeatCost> {
                 seats: [a.seats, b.seats],
                 wall_ms_per_seat: (b.wall_ms_per_game - a.wall_ms_per_game) / extra,
                 cpu_ms_per_seat: (b.cpu_ms_per_game - a.cpu_ms_per_game) / extra,
+                own_wall_ms_per_seat: (b.own_wall_ms - a.own_wall_ms) / extra,
+                own_cpu_ms_per_seat: (b.own_cpu_ms - a.own_cpu_ms) / extra,
             });
         }
     }
@@ -276,29 +394,51 @@ impl FixedCosts {
     /// The section of the table `referee bench` prints.
     pub fn table(&self, t: &mut String) {
         t.push_str(&format!(
-            "\n{:<22} {:<17} {:>24} {:>13} {:>13} {:>13}\n",
-            "per game (fitted)", "agents", "plies", "wall ms/game", "cpu ms/game", "wall µs/ply"
+            "\n{:<22} {:<17} {:>24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+            "per game (fitted)",
+            "agents",
+            "plies",
+            "wall ms",
+            "cpu ms",
+            "alone",
+            "alone cpu",
+            "own ms",
+            "own cpu",
+            "µs/ply"
         ));
         for l in &self.lines {
             let plies: Vec<String> = l.points.iter().map(|p| format!("{}", p[0])).collect();
             t.push_str(&format!(
-                "{:<22} {:<17} {:>24} {:>13.2} {:>13.2} {:>13.1}\n",
+                "{:<22} {:<17} {:>24} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.1}\n",
                 l.game,
                 l.agents,
                 plies.join(","),
                 l.wall_ms_per_game,
                 l.cpu_ms_per_game,
+                l.alone_wall_ms,
+                l.alone_cpu_ms,
+                l.own_wall_ms,
+                l.own_cpu_ms,
                 l.wall_us_per_ply
             ));
         }
         for s in &self.seats {
             t.push_str(&format!(
-                "per extra seat, {} {}→{} seats, {}: {:.2} ms wall, {:.2} ms cpu\n",
-                s.game, s.seats[0], s.seats[1], s.agents, s.wall_ms_per_seat, s.cpu_ms_per_seat
+                "per extra seat, {} {}→{} seats, {}: {:.2} ms wall, {:.2} ms cpu; own {:.2} ms wall, {:.2} ms cpu\n",
+                s.game,
+                s.seats[0],
+                s.seats[1],
+                s.agents,
+                s.wall_ms_per_seat,
+                s.cpu_ms_per_seat,
+                s.own_wall_ms_per_seat,
+                s.own_cpu_ms_per_seat
             ));
         }
-        t.push_str(
-            "ms/game: the intercept of whole matches against plies; cpu: every thread of the referee\n",
-        );
+        t.push_str(concat!(
+            "wall/cpu ms: the intercept of whole matches against plies (weighted fit); cpu: every\n",
+            "thread of the referee; alone: the same fresh agents started and told quit, no game;\n",
+            "own: the intercept less alone, what the referee adds\n",
+        ));
     }
 }

@@ -302,7 +302,7 @@ impl Workload {
                 verify_pass: Duration::from_millis(100),
                 memory_games: 16,
                 sandbox_runs: 9,
-                fixed_lengths: &[100, 300, 1000, 3000],
+                fixed_lengths: &[10, 100, 300, 1000, 3000],
                 fixed_runs: 9,
             }
         }
