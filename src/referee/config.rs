@@ -191,24 +191,44 @@ pub(super) fn place_agent(
             Ok(None)
         }
         AgentCwd::Private => {
-            // Never under the log directory: the transcripts there are every seat's.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
-            let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
-            let dir = std::env::temp_dir().join(name);
-            std::fs::create_dir_all(&dir)?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-            }
+            let dir = private_dir(seat)?;
             spec.command = absolutize(&spec.command);
             spec.working_dir = Some(dir.clone());
             Ok(Some(dir))
         }
     }
+}
+
+/// Makes a new directory for seat `seat`'s agent in the temporary directory (never
+/// under the log directory: the transcripts there are every seat's), readable by its
+/// owner alone.
+///
+/// Made, never found: a path that exists already (another process's, or one planted
+/// there, a link perhaps) is passed over for another name, so an agent never starts
+/// in a directory the referee did not just make. Its mode is set as it is made
+/// (`umask` can only take rights away), not by a second system call.
+fn private_dir(seat: Seat) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut last = None;
+    for _ in 0..16 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
+        let dir = std::env::temp_dir().join(name);
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            // A temporary directory that is not there yet is made, as before.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && last.is_none() => {
+                std::fs::create_dir_all(std::env::temp_dir())?;
+                last = Some(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
 }
 
 /// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.
