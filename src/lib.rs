@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod bench;
+pub mod beside;
 pub mod builtin;
 pub mod cli;
 pub mod clock;

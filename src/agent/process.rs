@@ -5,8 +5,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::process::{ChildStderr, ChildStdin, ExitStatus};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -63,8 +61,8 @@ pub struct AgentProcess {
     /// The agent's last line came within [`SPIN`] of the message before it: the next
     /// wait checks for its answer before sleeping.
     quick: bool,
-    /// The thread draining stderr, and the channel whose end it drops when done.
-    stderr_thread: Option<(JoinHandle<()>, Receiver<()>)>,
+    /// The job draining stderr on a kept thread ([`crate::beside`]).
+    stderr_drain: Option<crate::beside::Job<()>>,
     /// Whether the agent runs in a sandbox (then nothing of it can escape).
     sandboxed: bool,
     /// What the first shutdown found; a later one reports the same.
@@ -149,7 +147,7 @@ impl AgentProcess {
             message: String::new(),
             sent: None,
             quick: false,
-            stderr_thread: None,
+            stderr_drain: None,
             sandboxed: spec.sandbox.is_some(),
             stopped: None,
         };
@@ -164,15 +162,8 @@ impl AgentProcess {
             agent.output = Output::new(stdout).map_err(setup)?;
         }
         if let Some(stderr) = stderr {
-            let (done, finished) = mpsc::channel::<()>();
-            let handle = thread::Builder::new()
-                .name(format!("agent-{pgid}-stderr"))
-                .spawn(move || {
-                    drain_stderr(stderr, log);
-                    drop(done);
-                })
-                .map_err(setup)?;
-            agent.stderr_thread = Some((handle, finished));
+            let drain = crate::beside::run(move || drain_stderr(stderr, log)).map_err(setup)?;
+            agent.stderr_drain = Some(drain);
         }
         Ok(agent)
     }
@@ -338,12 +329,8 @@ impl AgentProcess {
         let escaped = self.reap_descendants();
         // The log is complete once the drain thread has seen the end of stderr; a
         // descendant that escaped the group may hold it open, so do not wait forever.
-        if let Some((handle, done)) = self.stderr_thread.take() {
-            // The thread drops its end when it returns: a disconnection, not a sleep,
-            // tells this wait that the log is complete.
-            if let Err(RecvTimeoutError::Disconnected) = done.recv_timeout(REAP_LIMIT) {
-                let _ = handle.join();
-            }
+        if let Some(drain) = self.stderr_drain.take() {
+            let _ = drain.join_within(REAP_LIMIT);
         }
         let stopped = Stopped { ending, escaped };
         self.stopped = Some(stopped.clone());
@@ -453,6 +440,8 @@ fn drain_stderr(mut stderr: ChildStderr, log: Option<File>) {
 
 #[cfg(test)]
 mod tests {
+    use std::thread;
+
     use super::*;
     use crate::agent::AgentSpec;
 

@@ -6,7 +6,6 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
-use std::thread;
 
 use super::chain::{hash_of_sealed, seal};
 use super::{Header, Line, Replay, SecretKey, SignatureLine, GENESIS};
@@ -58,10 +57,11 @@ pub struct RecordWriter<W: Write> {
     pending: Option<PendingSync>,
 }
 
-/// A sync running on a thread of its own; waited for before the next sync of the
-/// same record, and when dropped, so no record is closed before it is on the disk.
+/// A sync running on a kept thread ([`crate::beside`]); waited for before the next
+/// sync of the same record, and when dropped, so no record is closed before it is
+/// on the disk.
 #[derive(Debug)]
-struct PendingSync(Option<thread::JoinHandle<io::Result<()>>>);
+struct PendingSync(Option<crate::beside::Job<io::Result<()>>>);
 
 impl PendingSync {
     /// Waits for the sync; its error, if it failed. A sync thread that panicked
@@ -155,12 +155,10 @@ impl RecordWriter<File> {
             pending.wait()?;
         }
         let file = self.out.try_clone()?;
-        // A thread per sync, not one for all: concurrent syncs of several games are
-        // merged into one journal commit by the file system, where one thread would
-        // queue them.
-        let spawned = thread::Builder::new()
-            .name("record-sync".into())
-            .spawn(move || file.sync_data());
+        // A thread per sync at a time, not one for all: concurrent syncs of several
+        // games are merged into one journal commit by the file system, where one
+        // thread would queue them.
+        let spawned = crate::beside::run(move || file.sync_data());
         match spawned {
             Ok(sync) => self.pending = Some(PendingSync(Some(sync))),
             Err(_) => self.out.sync_data()?,

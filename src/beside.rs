@@ -1,0 +1,191 @@
+//! Threads kept for the blocking jobs that run beside a game: draining an agent's
+//! stderr until the agent closes it, and syncing a record's header to the disk.
+//!
+//! Each game had started three threads for them (two drains and a sync), and
+//! starting and ending a thread (its stack mapped, guarded, touched and unmapped) was
+//! about a quarter of the referee's CPU time for a fresh two-seat game. A thread here
+//! waits for its next job when one is done, so a run of games starts threads only
+//! while more jobs run at once than ever before; one idle for [`IDLE`] ends.
+
+use std::io;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Mutex, MutexGuard};
+use std::thread;
+use std::time::Duration;
+
+/// How long a kept thread waits for a job before it ends.
+pub const IDLE: Duration = Duration::from_secs(10);
+
+/// The referee's kept threads.
+static THREADS: Pool = Pool::new();
+
+/// Runs `job` on a kept thread: an idle one, or a new one when none is idle.
+/// Fails only when a new thread is needed and cannot be started.
+pub fn run<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> io::Result<Job<T>> {
+    THREADS.run(job)
+}
+
+/// A job running beside: its result once it is done.
+#[derive(Debug)]
+pub struct Job<T> {
+    result: Receiver<thread::Result<T>>,
+}
+
+impl<T> Job<T> {
+    /// Waits for the job; `Err` when it panicked.
+    pub fn join(self) -> thread::Result<T> {
+        // The thread always sends, a panic included; a lost sender is a lost job.
+        self.result.recv().unwrap_or_else(|_| Err(lost()))
+    }
+
+    /// Waits for the job at most `limit`: `None` if it is still running then (it
+    /// runs on; its result is dropped).
+    pub fn join_within(self, limit: Duration) -> Option<thread::Result<T>> {
+        match self.result.recv_timeout(limit) {
+            Ok(result) => Some(result),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Err(lost())),
+        }
+    }
+}
+
+/// The error of a job whose thread went away without a result.
+fn lost() -> Box<dyn std::any::Any + Send> {
+    Box::new("the job's thread is gone")
+}
+
+/// A job for a kept thread: it runs, and gives back what hands its result over,
+/// which the thread calls once it is idle again, so that whoever waited for the
+/// result finds the thread free for the next job.
+type Task = Box<dyn FnOnce() -> Deliver + Send>;
+
+/// Hands a finished job's result to whoever waits for it.
+type Deliver = Box<dyn FnOnce() + Send>;
+
+/// Kept threads: the idle ones, each by its number and where its next job goes
+/// (the last to finish is taken first: its stack is the warmest), and how many were
+/// ever started.
+struct Pool {
+    idle: Mutex<Vec<(u64, Sender<Task>)>>,
+    started: AtomicU64,
+}
+
+impl Pool {
+    /// A pool with no thread yet.
+    const fn new() -> Pool {
+        Pool {
+            idle: Mutex::new(Vec::new()),
+            started: AtomicU64::new(0),
+        }
+    }
+
+    /// See [`run`].
+    fn run<T: Send + 'static>(&'static self, job: impl FnOnce() -> T + Send + 'static) -> io::Result<Job<T>> {
+        let (done, result) = mpsc::sync_channel(1);
+        let mut task: Task = Box::new(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(job));
+            Box::new(move || {
+                let _ = done.send(outcome);
+            })
+        });
+        loop {
+            let idle = self.lock_idle().pop();
+            let Some((_, next)) = idle else { break };
+            // A thread that ended since it was listed gives the job back.
+            match next.send(task) {
+                Ok(()) => return Ok(Job { result }),
+                Err(mpsc::SendError(back)) => task = back,
+            }
+        }
+        let number = self.started.fetch_add(1, Ordering::Relaxed);
+        thread::Builder::new()
+            .name("referee-beside".into())
+            .spawn(move || self.serve(number, task))?;
+        Ok(Job { result })
+    }
+
+    /// The idle list, whatever a panic elsewhere left in it (it holds no invariant a
+    /// panic could break).
+    fn lock_idle(&self) -> MutexGuard<'_, Vec<(u64, Sender<Task>)>> {
+        self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A kept thread's life: its first job, then each job it is given, until it has
+    /// been idle for [`IDLE`].
+    fn serve(&self, number: u64, first: Task) {
+        let (next, jobs) = mpsc::channel::<Task>();
+        let mut task = Some(first);
+        while let Some(job) = task.take() {
+            let deliver = job();
+            self.lock_idle().push((number, next.clone()));
+            deliver();
+            task = self.wait_for_job(number, &jobs);
+        }
+    }
+
+    /// The next job of idle thread `number`, or `None` once it has waited [`IDLE`]
+    /// and has taken itself off the idle list.
+    fn wait_for_job(&self, number: u64, jobs: &Receiver<Task>) -> Option<Task> {
+        loop {
+            match jobs.recv_timeout(IDLE) {
+                Ok(job) => return Some(job),
+                Err(RecvTimeoutError::Disconnected) => return None,
+                Err(RecvTimeoutError::Timeout) => {
+                    let mut idle = self.lock_idle();
+                    if let Some(k) = idle.iter().position(|(n, _)| *n == number) {
+                        idle.remove(k);
+                        return None;
+                    }
+                    // Taken off the list by `run`: its job is on the way.
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_returns_its_result_and_a_panic_is_an_error() {
+        static POOL: Pool = Pool::new();
+        assert_eq!(POOL.run(|| 6 * 7).unwrap().join().unwrap(), 42);
+        let panicked = POOL.run(|| -> u8 { panic!("on purpose") }).unwrap().join();
+        assert!(panicked.is_err());
+        // The thread that caught the panic serves again.
+        assert_eq!(POOL.run(|| "again").unwrap().join().unwrap(), "again");
+        assert_eq!(POOL.started.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn jobs_one_after_another_start_one_thread() {
+        static POOL: Pool = Pool::new();
+        let threads: Vec<_> = (0..20)
+            .map(|_| POOL.run(|| thread::current().id()).unwrap().join().unwrap())
+            .collect();
+        assert!(threads
+            .iter()
+            .all(|id| *id == threads[0] && *id != thread::current().id()));
+        assert_eq!(POOL.started.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn jobs_that_block_run_side_by_side() {
+        static POOL: Pool = Pool::new();
+        // On one thread, the first job would wait out its bound before the second ran.
+        let (tx, rx) = mpsc::channel::<()>();
+        let waiting = POOL
+            .run(move || rx.recv_timeout(Duration::from_secs(60)).is_ok())
+            .unwrap();
+        let sending = POOL.run(move || tx.send(()).is_ok()).unwrap();
+        assert!(sending.join().unwrap());
+        assert!(
+            waiting.join().unwrap(),
+            "the second job ran only after the first gave up"
+        );
+        assert_eq!(POOL.started.load(Ordering::Relaxed), 2);
+    }
+}
