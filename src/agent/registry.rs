@@ -97,7 +97,7 @@ pub fn kill_all_agents() {
 pub(crate) fn kill_escaped_children() -> Vec<i32> {
     let candidates = {
         let _orphans = orphans_held();
-        orphaned_among(children_of_threads().unwrap_or_else(every_process))
+        orphaned_among(children_of_main_thread().unwrap_or_else(every_process))
     };
     if candidates.is_empty() {
         return Vec::new();
@@ -143,41 +143,38 @@ fn orphaned_among(pids: Vec<i32>) -> Vec<(i32, i32)> {
         .collect()
 }
 
-/// The children of this process's threads, from `/proc/self/task/<tid>/children`;
-/// `None` where the kernel has no such file (built without `CONFIG_PROC_CHILDREN`)
-/// or a list is longer than one read takes.
+/// The children of this process's main thread, from
+/// `/proc/self/task/<pid>/children`; `None` where the kernel has no such file (built
+/// without `CONFIG_PROC_CHILDREN`) or the list is longer than one read takes.
 ///
-/// This reads one small file per thread of the referee instead of one per process
-/// on the machine: at one game at a time a handful against hundreds (at 64 games
-/// at once, some 200 against some 400). Orphans are adopted by a live thread of
-/// this process (the first in its list, the main thread while it lives), so they
-/// are listed too. Call it with [`ORPHANS`] held: see there why.
-fn children_of_threads() -> Option<Vec<i32>> {
+/// Orphans are what the scan looks for, and the kernel gives each to the first live
+/// thread of its subreaper: the main thread, which lives as long as the process. An
+/// agent's own process is a child of the thread that started it and never counts as
+/// escaped (it leads its registered group), so no other thread's list need be read:
+/// one small file however many games run at once, where reading every thread's list
+/// was some 200 files and a `stat` of every agent at 64 games at once. Call it with
+/// [`ORPHANS`] held: see there why.
+fn children_of_main_thread() -> Option<Vec<i32>> {
     const PAGE: usize = 4096;
-    let mut pids = Vec::new();
     let mut buf = vec![0u8; PAGE];
-    for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let path = entry.path().join("children");
-        match std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut buf)) {
-            // A full page may be a part: the rest would be read from a new walk.
-            Ok(n) if n >= PAGE - 16 => return None,
-            Ok(n) => pids.extend(
-                std::str::from_utf8(&buf[..n])
-                    .ok()?
-                    .split_whitespace()
-                    .filter_map(|p| p.parse::<i32>().ok()),
-            ),
-            // No such file in a live thread's folder: the kernel does not offer it.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && entry.path().exists() => return None,
-            // The thread ended while it was read. What it had were agents it started
-            // (orphans go to the main thread), stopped before it ended.
-            Err(_) => {}
-        }
-    }
-    Some(pids)
+    let path = format!("/proc/self/task/{}/children", own_pid());
+    let n = match std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut buf)) {
+        // A full page may be a part: the rest would be read from a new walk.
+        Ok(n) if n >= PAGE - 16 => return None,
+        Ok(n) => n,
+        // The kernel does not offer the list.
+        Err(_) => return None,
+    };
+    Some(
+        std::str::from_utf8(&buf[..n])
+            .ok()?
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+            .collect(),
+    )
 }
 
-/// Every process id in `/proc`: what [`children_of_threads`] falls back to.
+/// Every process id in `/proc`: what [`children_of_main_thread`] falls back to.
 fn every_process() -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -247,33 +244,54 @@ pub fn process_group_alive(pgid: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{
-        children_of_threads, every_process, orphaned_among, parent_and_group, pgid_of, spawn_registered,
+        children_of_main_thread, every_process, orphaned_among, parent_and_group, pgid_of, spawn_registered,
         unregister,
     };
 
     #[test]
-    fn a_child_in_a_group_of_its_own_is_found_by_the_thread_listing_and_the_scan() {
-        // Registered, as an agent is, so that another test's escape scan leaves it be.
-        let mut command = super::super::launch::Command::new("sleep");
+    fn an_orphan_is_found_by_the_main_threads_listing_and_the_scan() {
+        super::super::spawn::become_subreaper();
+        // Started from this test's thread, not the main one: a shell that leaves a
+        // `sleep` in a session of its own and exits once told, orphaning it to this
+        // process.
+        let mut command = super::super::launch::Command::new("sh");
         command
-            .args(["30"])
+            .args([
+                "-c",
+                "setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $!; read go",
+            ])
             .env(&[("PATH".to_string(), "/bin:/usr/bin".to_string())]);
-        let mut child = spawn_registered(&mut command).expect("sleep starts");
-        let pid = pgid_of(&child);
-        // Both ways of listing: this process's threads' children where the kernel
-        // has the lists, and every process in /proc.
+        let mut shell = spawn_registered(&mut command).expect("sh starts");
+        let mut said = String::new();
+        let mut out = std::io::BufReader::new(shell.stdout.take().unwrap());
+        std::io::BufRead::read_line(&mut out, &mut said).unwrap();
+        let orphan: i32 = said.trim().parse().expect("the shell says the pid");
+        // Its group is registered, as an agent's is, so that another test's escape
+        // scan leaves it be.
+        super::live_groups().push(orphan);
+        drop(shell.stdin.take());
+        shell.wait().unwrap();
+        unregister(pgid_of(&shell));
+        // Both ways of listing: the main thread's children where the kernel has
+        // the list, and every process in /proc.
         let mut sources = vec![every_process()];
-        if let Some(listed) = children_of_threads() {
-            assert!(listed.contains(&pid), "{listed:?} lacks {pid}");
+        if let Some(listed) = children_of_main_thread() {
+            assert!(listed.contains(&orphan), "{listed:?} lacks {orphan}");
             sources.push(listed);
         }
         for pids in sources {
-            assert_eq!(orphaned_among(pids).iter().filter(|&&(p, _)| p == pid).count(), 1);
+            assert_eq!(
+                orphaned_among(pids).iter().filter(|&&(p, _)| p == orphan).count(),
+                1
+            );
         }
-        child.kill().unwrap();
-        child.wait().unwrap();
-        unregister(pid);
-        assert!(!orphaned_among(every_process()).iter().any(|&(p, _)| p == pid));
+        let orphan = nix::unistd::Pid::from_raw(orphan);
+        nix::sys::signal::kill(orphan, nix::sys::signal::Signal::SIGKILL).unwrap();
+        nix::sys::wait::waitpid(orphan, None).unwrap();
+        unregister(orphan.as_raw());
+        assert!(!orphaned_among(every_process())
+            .iter()
+            .any(|&(p, _)| p == orphan.as_raw()));
     }
 
     #[test]
