@@ -2,8 +2,8 @@
 //! stderr until the agent closes it, and syncing a record's header to the disk.
 //!
 //! Each game had started three threads for them (two drains and a sync), and
-//! starting and ending a thread (its stack mapped, guarded, touched and unmapped) was
-//! about a quarter of the referee's CPU time for a fresh two-seat game. A thread here
+//! starting and ending them (each stack mapped, guarded, touched and unmapped) was
+//! about a seventh of the referee's CPU time for a fresh two-seat game. A thread here
 //! waits for its next job when one is done, so a run of games starts threads only
 //! while more jobs run at once than ever before; one idle for [`IDLE`] ends.
 

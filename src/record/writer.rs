@@ -145,7 +145,7 @@ impl RecordWriter<File> {
         self.out.sync_data()
     }
 
-    /// Starts forcing what was written to the disk on a thread of its own, and returns
+    /// Starts forcing what was written to the disk on a kept thread, and returns
     /// at once: the next [`RecordWriter::sync`] waits for it first (and reports its
     /// error), and so does dropping the writer. A header's sync so runs beside the
     /// game instead of before it: on a virtual disk one `fdatasync` takes from half a
