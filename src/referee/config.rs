@@ -147,12 +147,21 @@ fn absolutize(command: &str) -> String {
 
 /// Whether `program` is the referee's own executable: the same path, or the same
 /// file by another path (`./referee`, a link).
+///
+/// The same file is the same device and inode: one `stat` per agent start, where
+/// resolving both paths read a link per directory of each, at every start.
 fn is_own_executable(program: &Path) -> bool {
-    let Ok(own) = std::env::current_exe() else {
+    use std::os::unix::fs::MetadataExt;
+    static OWN: std::sync::OnceLock<Option<(PathBuf, u64, u64)>> = std::sync::OnceLock::new();
+    let own = OWN.get_or_init(|| {
+        let path = std::env::current_exe().ok()?;
+        let meta = std::fs::metadata(&path).ok()?;
+        Some((path, meta.dev(), meta.ino()))
+    });
+    let Some((own, dev, ino)) = own else {
         return false;
     };
-    program == own
-        || matches!((std::fs::canonicalize(program), std::fs::canonicalize(&own)), (Ok(a), Ok(b)) if a == b)
+    program == own || std::fs::metadata(program).is_ok_and(|m| (m.dev(), m.ino()) == (*dev, *ino))
 }
 
 /// Prepares where seat `seat`'s agent runs: its sandbox, if agents are isolated, and
@@ -191,44 +200,12 @@ pub(super) fn place_agent(
             Ok(None)
         }
         AgentCwd::Private => {
-            let dir = private_dir(seat)?;
+            let dir = super::scratch::take(seat)?;
             spec.command = absolutize(&spec.command);
             spec.working_dir = Some(dir.clone());
             Ok(Some(dir))
         }
     }
-}
-
-/// Makes a new directory for seat `seat`'s agent in the temporary directory (never
-/// under the log directory: the transcripts there are every seat's), readable by its
-/// owner alone.
-///
-/// Made, never found: a path that exists already (another process's, or one planted
-/// there, a link perhaps) is passed over for another name, so an agent never starts
-/// in a directory the referee did not just make. Its mode is set as it is made
-/// (`umask` can only take rights away), not by a second system call.
-fn private_dir(seat: Seat) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let mut last = None;
-    for _ in 0..16 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
-        let dir = std::env::temp_dir().join(name);
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            // A temporary directory that is not there yet is made, as before.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && last.is_none() => {
-                std::fs::create_dir_all(std::env::temp_dir())?;
-                last = Some(e);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
 }
 
 /// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.

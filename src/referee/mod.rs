@@ -7,6 +7,7 @@
 mod config;
 mod match_loop;
 mod reuse;
+mod scratch;
 pub mod session;
 
 use std::path::PathBuf;

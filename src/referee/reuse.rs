@@ -37,11 +37,7 @@ impl Drop for Place {
     fn drop(&mut self) {
         // The agent is stopped first: `KeptAgent` and the match drop sessions first.
         if let Some(dir) = self.scratch.take() {
-            // Most agents leave their directory empty: one `rmdir` then, where
-            // removing a tree opens and lists it first.
-            if std::fs::remove_dir(&dir).is_err() {
-                let _ = std::fs::remove_dir_all(dir);
-            }
+            super::scratch::give_back(dir);
         }
     }
 }
