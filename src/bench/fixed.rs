@@ -119,33 +119,15 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
         let seats = game.create(&options, None).map_or(2, |g| g.seat_count());
         let records = record_lengths(exe, dir, game, &options, seats, work)?;
         let label = format!("{game} {given}");
-        let fresh = |isolation: &Isolation| -> std::io::Result<(Vec<[f64; 3]>, [f64; 2])> {
-            let points = records
+        let fresh = |isolation: &Isolation| {
+            let configs: Vec<(u32, MatchConfig)> = records
                 .iter()
                 .map(|(plies, options, record)| {
                     let config = replay_config(exe, dir, game, options, seats, record, isolation);
-                    let runs = (0..work.fixed_runs.max(1))
-                        .map(|_| {
-                            let run = timed(|| {
-                                play_match(&config, &mut |_| {})
-                                    .map(|_| ())
-                                    .map_err(std::io::Error::other)
-                            });
-                            // Each match creates its record anew.
-                            let _ = std::fs::remove_file(&config.record);
-                            run
-                        })
-                        .collect::<std::io::Result<Vec<_>>>()?;
-                    Ok(point(*plies, &runs))
+                    (*plies, config)
                 })
-                .collect::<std::io::Result<Vec<_>>>()?;
-            // The shortest record's agents: their start is the same, their parse least.
-            let (_, options, record) = &records[0];
-            let config = replay_config(exe, dir, game, options, seats, record, isolation);
-            let alone = (0..work.fixed_runs.max(1))
-                .map(|_| agents_alone(&config, isolation))
-                .collect::<std::io::Result<Vec<_>>>()?;
-            Ok((points, medians(&alone)))
+                .collect();
+            fresh_points(&configs, isolation, work.fixed_runs)
         };
         let (points, alone) = fresh(&plain())?;
         lines.push(fit(&label, seats, "fresh", points, alone));
@@ -192,6 +174,35 @@ fn record_lengths(
         out.push((report.plies, cut, config.record));
     }
     Ok(out)
+}
+
+/// The points of matches of fresh agents, one per `(plies, config)`, each the median
+/// of `runs` matches; and the agents alone (wall and CPU, ms), each timed just after
+/// a match, with the first (shortest) config's agents (their start is the same, their
+/// record's parse the least), so that the machine's drift falls on both alike.
+fn fresh_points(
+    configs: &[(u32, MatchConfig)],
+    isolation: &Isolation,
+    runs: usize,
+) -> std::io::Result<(Vec<[f64; 3]>, [f64; 2])> {
+    let mut alone = Vec::new();
+    let mut points = Vec::new();
+    for (plies, config) in configs {
+        let mut times = Vec::new();
+        for _ in 0..runs.max(1) {
+            let run = timed(|| {
+                play_match(config, &mut |_| {})
+                    .map(|_| ())
+                    .map_err(std::io::Error::other)
+            });
+            // Each match creates its record anew.
+            let _ = std::fs::remove_file(&config.record);
+            times.push(run?);
+            alone.push(agents_alone(&configs[0].1, isolation)?);
+        }
+        points.push(point(*plies, &times));
+    }
+    Ok((points, medians(&alone)))
 }
 
 /// A match of replay agents playing `record` again, isolated as `isolation` says, each
