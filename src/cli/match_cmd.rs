@@ -290,7 +290,10 @@ pub fn run(args: MatchArgs) -> Result<u8, Failure> {
         };
         let _ = print(&line);
     };
-    let report = play_match(&config, &mut progress).map_err(|e| match e {
+    let played = play_match(&config, &mut progress);
+    // One game: nothing is to come for a directory its agents left.
+    crate::referee::release_private_dirs();
+    let report = played.map_err(|e| match e {
         MatchError::Interrupted(_) => Failure {
             code: EXIT_INTERRUPTED,
             error: e.into(),

@@ -84,7 +84,7 @@ impl MatchConfig {
     /// that belong to it), the log directory, and the configuration's others.
     /// Directories are made now if missing, so that the sandbox can cover them before
     /// anything is written there.
-    pub fn hidden(&self) -> std::io::Result<Hidden> {
+    pub(crate) fn prepare_hidden(&self) -> std::io::Result<Hidden> {
         let mut dirs: Vec<PathBuf> = self.log_dir.iter().cloned().collect();
         dirs.extend(self.hidden.iter().cloned());
         let record_dir = self.record.parent().filter(|d| !d.as_os_str().is_empty());
@@ -165,13 +165,13 @@ fn is_own_executable(program: &Path) -> bool {
 }
 
 /// Prepares where seat `seat`'s agent runs: its sandbox, if agents are isolated, and
-/// its working directory. Returns a temporary directory to remove after the match,
-/// if one was made.
+/// its working directory. Returns its private directory, to give back after the
+/// match, if it has one.
 pub(super) fn place_agent(
     spec: &mut AgentSpec,
     config: &MatchConfig,
     seat: Seat,
-) -> std::io::Result<Option<PathBuf>> {
+) -> std::io::Result<Option<super::scratch::PrivateDir>> {
     // An agent that names its own directory (a tournament entrant's `dir=`) keeps it.
     let agent_cwd = match spec.working_dir.take() {
         Some(dir) => AgentCwd::Dir(dir),
@@ -187,7 +187,7 @@ pub(super) fn place_agent(
         };
         spec.sandbox = Some(Sandbox::new(
             bubblewrap.clone(),
-            config.hidden()?,
+            config.prepare_hidden()?,
             config.network,
             cwd,
         ));
@@ -202,7 +202,7 @@ pub(super) fn place_agent(
         AgentCwd::Private => {
             let dir = super::scratch::take(seat)?;
             spec.command = absolutize(&spec.command);
-            spec.working_dir = Some(dir.clone());
+            spec.working_dir = Some(dir.path().to_path_buf());
             Ok(Some(dir))
         }
     }

@@ -4,10 +4,11 @@
 //! because it is the only way an agent process outlives a match; protocol.md §1.3
 //! says what such an agent is told.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::config::place_agent;
+use super::scratch::PrivateDir;
 use super::session::{AgentSession, Forfeit};
 use super::{MatchConfig, MatchError, SeatAgent};
 use crate::agent::{AgentError, AgentSpec, Hidden, Isolation, Stopped};
@@ -29,15 +30,16 @@ pub(super) struct Place {
     hidden: Option<Hidden>,
     /// Whether its sandbox keeps the network.
     network: bool,
-    /// Its private working directory outside a sandbox, removed when it goes.
-    scratch: Option<PathBuf>,
+    /// Its private working directory outside a sandbox, given back when it goes, and
+    /// the seat it was made for.
+    scratch: Option<(Seat, PrivateDir)>,
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
         // The agent is stopped first: `KeptAgent` and the match drop sessions first.
-        if let Some(dir) = self.scratch.take() {
-            super::scratch::give_back(dir);
+        if let Some((seat, dir)) = self.scratch.take() {
+            super::scratch::give_back(seat, dir);
         }
     }
 }
@@ -58,9 +60,14 @@ impl KeptAgent {
         &self.place.spec.command
     }
 
-    /// Sends `quit`, gives the agent `grace` to exit, then stops it.
+    /// Sends `quit`, gives the agent `grace` to exit, then stops it; its private
+    /// directory goes with it (no later agent of this thread is to come).
     pub fn retire(mut self, grace: Duration) -> Stopped {
-        self.session.quit(grace)
+        let stopped = self.session.quit(grace);
+        if let Some((_, dir)) = self.place.scratch.take() {
+            dir.remove();
+        }
+        stopped
     }
 }
 
@@ -79,9 +86,11 @@ pub(super) fn start_fresh(
             source,
         })
     };
-    let scratch = place_agent(&mut spec, config, seat).map_err(place_err)?;
+    let scratch = place_agent(&mut spec, config, seat)
+        .map_err(place_err)?
+        .map(|dir| (seat, dir));
     let hidden = match config.isolation {
-        Isolation::Sandboxed(_) => Some(config.hidden().map_err(place_err)?),
+        Isolation::Sandboxed(_) => Some(config.prepare_hidden().map_err(place_err)?),
         Isolation::NotIsolated(_) => None,
     };
     // Made now so that the directory goes whatever happens next.
@@ -159,7 +168,7 @@ fn reseeding(place: &Place, agent: &SeatAgent) -> Option<u64> {
 fn covers(kept: Option<&Hidden>, config: &MatchConfig) -> bool {
     let now = match (&config.isolation, kept) {
         (Isolation::NotIsolated(_), None) => return true,
-        (Isolation::Sandboxed(_), Some(_)) => match config.hidden() {
+        (Isolation::Sandboxed(_), Some(_)) => match config.prepare_hidden() {
             Ok(h) => h,
             Err(_) => return false,
         },

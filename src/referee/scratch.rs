@@ -2,99 +2,125 @@
 //! in a sandbox the agent's directory is a tmpfs of its own).
 //!
 //! Each is made for an agent's start, readable by its owner alone, and goes with
-//! its agent. One its agent left empty, still a directory of this user's with its
-//! mode unchanged, is kept instead for the next agent the same thread starts for the
-//! same seat: making and removing two directories was a sixth of the referee's CPU
-//! time for a fresh two-seat game on a file system whose inodes are slow to take and
-//! free. A thread's kept directories are removed when the thread ends. The next
-//! agent starts in an empty directory of its own, as it would in a new one; what
-//! the one before could leave on the directory itself (its times) tells it nothing
-//! it could not have been told through any other file of this user's, which every
-//! agent outside a sandbox can reach.
+//! its agent; but one given back at the end of a game is kept for the next agent
+//! the same thread starts for the same seat, if by then it is still the directory
+//! that was made (the same inode, not a link put in its place, this user's, its mode
+//! unchanged) and empty. Making and removing two directories was a sixth of the
+//! referee's CPU time for a fresh two-seat game on a file system whose inodes are
+//! slow to take and free. The next agent starts in an empty directory of its own
+//! either way; what the one before could leave on the directory itself (its times)
+//! it could as well have left in any other file of this user's, which every agent
+//! outside a sandbox can reach.
+//!
+//! A thread's kept directories go when it calls [`release`] (a tournament's worker
+//! at its end, `referee match` and the bench when they are done) or, failing that,
+//! when the thread ends.
 
 use std::cell::RefCell;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-use std::path::PathBuf;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 
 use crate::game::Seat;
-
-thread_local! {
-    /// This thread's directories left empty, by seat.
-    static SPARE: RefCell<Spare> = const { RefCell::new(Spare(Vec::new())) };
-}
-
-/// Directories kept for the next agents, removed when dropped (the thread ends).
-struct Spare(Vec<(Seat, PathBuf)>);
-
-impl Drop for Spare {
-    fn drop(&mut self) {
-        for (_, dir) in self.0.drain(..) {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
-}
-
-/// A private directory for seat `seat`'s agent: one this thread kept, or a new one.
-pub(super) fn take(seat: Seat) -> std::io::Result<PathBuf> {
-    let kept = SPARE.with_borrow_mut(|spare| {
-        let k = spare.0.iter().position(|(s, _)| *s == seat)?;
-        Some(spare.0.swap_remove(k).1)
-    });
-    match kept {
-        Some(dir) => Ok(dir),
-        None => make(seat),
-    }
-}
-
-/// Takes back an agent's directory once the agent is stopped: kept for the next if
-/// it is as it was made and empty, removed otherwise.
-pub(super) fn give_back(dir: PathBuf) {
-    let seat = seat_of(&dir);
-    match seat.filter(|_| as_made_and_empty(&dir)) {
-        Some(seat) => SPARE.with_borrow_mut(|spare| spare.0.push((seat, dir))),
-        None => {
-            if std::fs::remove_dir(&dir).is_err() {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-        }
-    }
-}
-
-/// Whether `dir` is still what [`make`] made: a directory (not a link put in its
-/// place), this user's, its mode unchanged, and empty.
-fn as_made_and_empty(dir: &std::path::Path) -> bool {
-    let Ok(meta) = std::fs::symlink_metadata(dir) else {
-        return false;
-    };
-    meta.is_dir()
-        // SAFETY: geteuid takes nothing, always succeeds and touches no memory.
-        && meta.uid() == unsafe { libc::geteuid() }
-        && meta.mode() & 0o7777 == MODE & !current_umask()
-        && std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
-}
 
 /// The rights of a private directory: its owner's alone.
 const MODE: u32 = 0o700;
 
-/// The seat a directory was made for, from its name.
-fn seat_of(dir: &std::path::Path) -> Option<Seat> {
-    let name = dir.file_name()?.to_str()?;
-    name.rsplit_once("-seat")?.1.parse().ok()
+/// A private directory as it was made: its path, device and inode.
+#[derive(Debug)]
+pub(super) struct PrivateDir {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
 }
 
-/// The process's file mode creation mask, read once (reading it means setting it,
-/// which would race with other threads making files).
-fn current_umask() -> u32 {
-    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *UMASK.get_or_init(|| {
-        std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|status| {
-                let line = status.lines().find(|l| l.starts_with("Umask:"))?;
-                u32::from_str_radix(line.trim_start_matches("Umask:").trim(), 8).ok()
-            })
-            .unwrap_or(0o022)
-    })
+impl PrivateDir {
+    /// Its path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes it with whatever is in it (a link put in its place: the link only).
+    pub(super) fn remove(self) {
+        if std::fs::remove_dir(&self.path).is_err() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+
+    /// Whether it is still the directory that was made, this user's with its mode
+    /// unchanged, and empty.
+    fn as_made_and_empty(&self) -> bool {
+        let Ok(meta) = std::fs::symlink_metadata(&self.path) else {
+            return false;
+        };
+        meta.is_dir()
+            && (meta.dev(), meta.ino()) == (self.dev, self.ino)
+            // SAFETY: geteuid takes nothing, always succeeds and touches no memory.
+            && meta.uid() == unsafe { libc::geteuid() }
+            && meta.mode() & 0o7777 == MODE
+            && std::fs::read_dir(&self.path).is_ok_and(|mut entries| entries.next().is_none())
+    }
+}
+
+thread_local! {
+    /// This thread's directories given back, by seat.
+    static SPARE: RefCell<Spare> = const { RefCell::new(Spare(Vec::new())) };
+}
+
+/// Directories kept for the next agents, removed when dropped.
+struct Spare(Vec<(Seat, PrivateDir)>);
+
+impl Drop for Spare {
+    fn drop(&mut self) {
+        for (_, dir) in self.0.drain(..) {
+            dir.remove();
+        }
+    }
+}
+
+/// A private directory for seat `seat`'s agent: one this thread kept, if it is still
+/// as it was made and empty, or a new one.
+pub(super) fn take(seat: Seat) -> std::io::Result<PrivateDir> {
+    let kept = SPARE
+        .try_with(|spare| {
+            let mut spare = spare.borrow_mut();
+            let k = spare.0.iter().position(|(s, _)| *s == seat)?;
+            Some(spare.0.swap_remove(k).1)
+        })
+        .ok()
+        .flatten();
+    match kept {
+        Some(dir) if dir.as_made_and_empty() => Ok(dir),
+        Some(dir) => {
+            dir.remove();
+            make(seat)
+        }
+        None => make(seat),
+    }
+}
+
+/// Takes back seat `seat`'s directory once its agent is stopped, for the thread's
+/// next agent of that seat ([`take`] looks at it again then).
+pub(super) fn give_back(seat: Seat, dir: PrivateDir) {
+    // A thread that is ending keeps nothing: its list may be gone already.
+    let mut dir = Some(dir);
+    let _ = SPARE.try_with(|spare| {
+        if let Some(dir) = dir.take() {
+            spare.borrow_mut().0.push((seat, dir));
+        }
+    });
+    if let Some(dir) = dir {
+        dir.remove();
+    }
+}
+
+/// Removes the private directories this thread kept for agents to come.
+pub fn release() {
+    let kept = SPARE
+        .try_with(|spare| std::mem::take(&mut spare.borrow_mut().0))
+        .unwrap_or_default();
+    for (_, dir) in kept {
+        dir.remove();
+    }
 }
 
 /// Makes a new directory for seat `seat`'s agent in the temporary directory (never
@@ -102,9 +128,9 @@ fn current_umask() -> u32 {
 ///
 /// Made, never found: a path that exists already (another process's, or one planted
 /// there, a link perhaps) is passed over for another name, so an agent never starts
-/// in a directory the referee did not just make. Its mode is set as it is made
-/// (`umask` can only take rights away), not by a second system call.
-fn make(seat: Seat) -> std::io::Result<PathBuf> {
+/// in a directory the referee did not just make. Its mode is given to `mkdir`, and
+/// set again only where the `umask` took some of it away.
+fn make(seat: Seat) -> std::io::Result<PrivateDir> {
     let mut last = None;
     for _ in 0..16 {
         let nanos = std::time::SystemTime::now()
@@ -112,9 +138,9 @@ fn make(seat: Seat) -> std::io::Result<PathBuf> {
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         let name = format!("referee-{}-{nanos}-seat{seat}", std::process::id());
-        let dir = std::env::temp_dir().join(name);
-        match std::fs::DirBuilder::new().mode(MODE).create(&dir) {
-            Ok(()) => return Ok(dir),
+        let path = std::env::temp_dir().join(name);
+        match std::fs::DirBuilder::new().mode(MODE).create(&path) {
+            Ok(()) => return made(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
             // A temporary directory that is not there yet is made, as before.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && last.is_none() => {
@@ -127,56 +153,99 @@ fn make(seat: Seat) -> std::io::Result<PathBuf> {
     Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
 }
 
+/// The directory just made at `path`, its mode made whole where the `umask` took
+/// some away.
+fn made(path: PathBuf) -> std::io::Result<PrivateDir> {
+    let meta = std::fs::symlink_metadata(&path)?;
+    if meta.mode() & 0o7777 != MODE {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(MODE))?;
+    }
+    Ok(PrivateDir {
+        path,
+        dev: meta.dev(),
+        ino: meta.ino(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
 
     fn seat(n: usize) -> Seat {
         Seat::from_index(n - 1)
     }
 
+    /// Runs `f` on a thread of its own, whose kept directories go when it ends.
+    fn on_a_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::spawn(f).join().unwrap()
+    }
+
     #[test]
     fn an_empty_directory_serves_the_next_agent_of_its_seat_and_goes_with_the_thread() {
-        let dirs = std::thread::spawn(|| {
+        let paths = on_a_thread(|| {
             let first = take(seat(1)).unwrap();
-            let mode = std::fs::metadata(&first).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode & !0o700, 0, "{mode:o}");
-            give_back(first.clone());
+            let path = first.path().to_path_buf();
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+            assert_eq!(mode, MODE, "{mode:o}");
+            give_back(seat(1), first);
             // Another seat gets a directory of its own; the same seat the kept one.
             let other = take(seat(2)).unwrap();
-            assert_ne!(other, first);
-            assert_eq!(take(seat(1)).unwrap(), first);
-            give_back(first.clone());
-            give_back(other.clone());
-            assert!(first.is_dir() && other.is_dir());
-            [first, other]
-        })
-        .join()
-        .unwrap();
-        for dir in dirs {
-            assert!(!dir.exists(), "{} outlived its thread", dir.display());
+            assert_ne!(other.path(), path);
+            let again = take(seat(1)).unwrap();
+            assert_eq!(again.path(), path);
+            let other_path = other.path().to_path_buf();
+            give_back(seat(1), again);
+            give_back(seat(2), other);
+            assert!(path.is_dir() && other_path.is_dir());
+            [path, other_path]
+        });
+        for path in paths {
+            assert!(!path.exists(), "{} outlived its thread", path.display());
         }
     }
 
     #[test]
-    fn a_directory_left_with_files_or_other_rights_is_removed_not_kept() {
-        std::thread::spawn(|| {
+    fn a_directory_changed_since_it_was_given_back_is_removed_not_handed_out() {
+        on_a_thread(|| {
+            // Files left in it, after it was given back.
             let littered = take(seat(3)).unwrap();
-            std::fs::write(littered.join("note"), "for the next bot").unwrap();
-            give_back(littered.clone());
-            assert!(!littered.exists());
-            let opened = take(seat(3)).unwrap();
-            assert_ne!(opened, littered);
-            std::fs::set_permissions(&opened, std::fs::Permissions::from_mode(0o777)).unwrap();
-            give_back(opened.clone());
-            assert!(!opened.exists());
-            let fresh = take(seat(3)).unwrap();
-            assert!(fresh != littered && fresh != opened);
-            give_back(fresh);
-        })
-        .join()
-        .unwrap();
+            let path = littered.path().to_path_buf();
+            give_back(seat(3), littered);
+            std::fs::write(path.join("note"), "for the next bot").unwrap();
+            let next = take(seat(3)).unwrap();
+            assert_ne!(next.path(), path);
+            assert!(!path.exists());
+            // Its rights widened.
+            let path = next.path().to_path_buf();
+            give_back(seat(3), next);
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+            let next = take(seat(3)).unwrap();
+            assert_ne!(next.path(), path);
+            assert!(!path.exists());
+            // Replaced by a link to a directory the agent should not start in.
+            let path = next.path().to_path_buf();
+            give_back(seat(3), next);
+            let elsewhere = tempfile::tempdir().unwrap();
+            std::fs::remove_dir(&path).unwrap();
+            std::os::unix::fs::symlink(elsewhere.path(), &path).unwrap();
+            let next = take(seat(3)).unwrap();
+            assert_ne!(next.path(), path);
+            assert!(std::fs::symlink_metadata(&path).is_err(), "the link is gone");
+            assert!(elsewhere.path().is_dir(), "what it pointed at is left alone");
+            next.remove();
+        });
+    }
+
+    #[test]
+    fn release_removes_what_the_thread_kept() {
+        on_a_thread(|| {
+            let dir = take(seat(4)).unwrap();
+            let path = dir.path().to_path_buf();
+            give_back(seat(4), dir);
+            assert!(path.is_dir());
+            release();
+            assert!(!path.exists());
+            assert_ne!(take(seat(4)).unwrap().path(), path);
+        });
     }
 }

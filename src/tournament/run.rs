@@ -337,6 +337,9 @@ fn play_games(
                     }
                 }
                 engines.retire(opts.quit_grace);
+                // Before the thread ends: a scope may return before its threads'
+                // own clean-up has run.
+                crate::referee::release_private_dirs();
             });
         }
         let (mut running, mut first_error) = (0, None);
