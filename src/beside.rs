@@ -6,6 +6,11 @@
 //! about a seventh of the referee's CPU time for a fresh two-seat game. A thread here
 //! waits for its next job when one is done, so a run of games starts threads only
 //! while more jobs run at once than ever before; one idle for [`IDLE`] ends.
+//!
+//! A job runs on the CPUs its caller may run on, as on a thread the caller started:
+//! a kept thread takes on each job's mask, so that a worker pinned by `tournament
+//! --affinity` has its agents' stderr drained on its own CPU, whichever worker the
+//! thread served before.
 
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -14,6 +19,9 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
+
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 
 /// How long a kept thread waits for a job before it ends.
 pub const IDLE: Duration = Duration::from_secs(10);
@@ -61,6 +69,9 @@ fn lost() -> Box<dyn std::any::Any + Send> {
 /// result finds the thread free for the next job.
 type Task = Box<dyn FnOnce() -> Deliver + Send>;
 
+/// A job with the CPUs it may run on (those of its caller; `None` where unknown).
+type Sent = (Option<CpuSet>, Task);
+
 /// Hands a finished job's result to whoever waits for it.
 type Deliver = Box<dyn FnOnce() + Send>;
 
@@ -68,7 +79,7 @@ type Deliver = Box<dyn FnOnce() + Send>;
 /// (the last to finish is taken first: its stack is the warmest), and how many were
 /// ever started.
 struct Pool {
-    idle: Mutex<Vec<(u64, Sender<Task>)>>,
+    idle: Mutex<Vec<(u64, Sender<Sent>)>>,
     started: AtomicU64,
 }
 
@@ -84,40 +95,49 @@ impl Pool {
     /// See [`run`].
     fn run<T: Send + 'static>(&'static self, job: impl FnOnce() -> T + Send + 'static) -> io::Result<Job<T>> {
         let (done, result) = mpsc::sync_channel(1);
-        let mut task: Task = Box::new(move || {
+        let task: Task = Box::new(move || {
             let outcome = catch_unwind(AssertUnwindSafe(job));
             Box::new(move || {
                 let _ = done.send(outcome);
             })
         });
+        let mask = sched_getaffinity(Pid::from_raw(0)).ok();
+        let mut sent = (mask, task);
         loop {
             let idle = self.lock_idle().pop();
             let Some((_, next)) = idle else { break };
             // A thread that ended since it was listed gives the job back.
-            match next.send(task) {
+            match next.send(sent) {
                 Ok(()) => return Ok(Job { result }),
-                Err(mpsc::SendError(back)) => task = back,
+                Err(mpsc::SendError(back)) => sent = back,
             }
         }
         let number = self.started.fetch_add(1, Ordering::Relaxed);
+        // A new thread starts on its creator's CPUs: this caller's.
         thread::Builder::new()
             .name("referee-beside".into())
-            .spawn(move || self.serve(number, task))?;
+            .spawn(move || self.serve(number, sent))?;
         Ok(Job { result })
     }
 
     /// The idle list, whatever a panic elsewhere left in it (it holds no invariant a
     /// panic could break).
-    fn lock_idle(&self) -> MutexGuard<'_, Vec<(u64, Sender<Task>)>> {
+    fn lock_idle(&self) -> MutexGuard<'_, Vec<(u64, Sender<Sent>)>> {
         self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// A kept thread's life: its first job, then each job it is given, until it has
     /// been idle for [`IDLE`].
-    fn serve(&self, number: u64, first: Task) {
-        let (next, jobs) = mpsc::channel::<Task>();
+    fn serve(&self, number: u64, first: Sent) {
+        let (next, jobs) = mpsc::channel::<Sent>();
+        let mut mask = first.0;
         let mut task = Some(first);
-        while let Some(job) = task.take() {
+        while let Some((wanted, job)) = task.take() {
+            if let Some(set) = wanted.filter(|w| Some(*w) != mask) {
+                if sched_setaffinity(Pid::from_raw(0), &set).is_ok() {
+                    mask = Some(set);
+                }
+            }
             let deliver = job();
             self.lock_idle().push((number, next.clone()));
             deliver();
@@ -127,7 +147,7 @@ impl Pool {
 
     /// The next job of idle thread `number`, or `None` once it has waited [`IDLE`]
     /// and has taken itself off the idle list.
-    fn wait_for_job(&self, number: u64, jobs: &Receiver<Task>) -> Option<Task> {
+    fn wait_for_job(&self, number: u64, jobs: &Receiver<Sent>) -> Option<Sent> {
         loop {
             match jobs.recv_timeout(IDLE) {
                 Ok(job) => return Some(job),
@@ -169,6 +189,44 @@ mod tests {
         assert!(threads
             .iter()
             .all(|id| *id == threads[0] && *id != thread::current().id()));
+        assert_eq!(POOL.started.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_job_runs_on_its_callers_cpus_whoever_the_thread_served_before() {
+        static POOL: Pool = Pool::new();
+        let allowed = sched_getaffinity(Pid::from_raw(0)).unwrap();
+        let cpus: Vec<usize> = (0..CpuSet::count())
+            .filter(|&c| allowed.is_set(c).unwrap_or(false))
+            .collect();
+        if cpus.len() < 2 {
+            eprintln!(
+                "skipped: this test needs two CPUs to pin to, and has {}",
+                cpus.len()
+            );
+            return;
+        }
+        // From a thread pinned to each CPU in turn, jobs one after another: one kept
+        // thread serves them all, each on its caller's CPU.
+        let ran_on: Vec<CpuSet> = cpus[..2]
+            .iter()
+            .map(|&cpu| {
+                thread::spawn(move || {
+                    let mut one = CpuSet::new();
+                    one.set(cpu).unwrap();
+                    sched_setaffinity(Pid::from_raw(0), &one).unwrap();
+                    let seen = POOL.run(|| sched_getaffinity(Pid::from_raw(0)).unwrap()).unwrap();
+                    (one, seen.join().unwrap())
+                })
+                .join()
+                .unwrap()
+            })
+            .map(|(wanted, seen)| {
+                assert_eq!(seen, wanted);
+                seen
+            })
+            .collect();
+        assert_ne!(ran_on[0], ran_on[1]);
         assert_eq!(POOL.started.load(Ordering::Relaxed), 1);
     }
 

@@ -4,7 +4,7 @@
 
 pub mod agent;
 pub mod bench;
-pub mod beside;
+mod beside;
 pub mod builtin;
 pub mod cli;
 pub mod clock;
