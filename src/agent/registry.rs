@@ -28,8 +28,12 @@ static STARTING: RwLock<()> = RwLock::new(());
 /// another. And a pid looked at just before it is killed must still be that child:
 /// a pid that was reaped can be given to a new process. Orphans are only ever
 /// reaped under this lock (see `stop`); agents themselves are reaped by their own
-/// owner, but a live agent is never a candidate, and its reaping only changes the
-/// list of the thread that started it, where orphans never are.
+/// owner without it: a live agent is never a candidate, and its reaping changes only
+/// the list of the thread that started it. That is the listed one, the main
+/// thread's, only where the main thread plays (`referee match`, the bench), and
+/// then the thread that lists is the one that reaps. Should another thread list
+/// while the main thread reaps an agent, an orphan the listing misses is found by
+/// the next.
 static ORPHANS: Mutex<()> = Mutex::new(());
 
 /// Takes [`ORPHANS`] (a panic elsewhere leaves nothing to repair: it guards no data).
@@ -156,6 +160,9 @@ fn orphaned_among(pids: Vec<i32>) -> Vec<(i32, i32)> {
 /// [`ORPHANS`] held: see there why.
 fn children_of_main_thread() -> Option<Vec<i32>> {
     const PAGE: usize = 4096;
+    if !orphans_go_to_the_main_thread() {
+        return None;
+    }
     let mut buf = vec![0u8; PAGE];
     let path = format!("/proc/self/task/{}/children", own_pid());
     let n = match std::fs::File::open(&path).and_then(|mut f| std::io::Read::read(&mut f, &mut buf)) {
@@ -172,6 +179,30 @@ fn children_of_main_thread() -> Option<Vec<i32>> {
             .filter_map(|p| p.parse::<i32>().ok())
             .collect(),
     )
+}
+
+/// Whether this kernel gives a subreaper's orphans to its first live thread, as
+/// Linux does since 3.19; before, they went to the thread that had started their
+/// ancestor, and the main thread's list would miss them.
+fn orphans_go_to_the_main_thread() -> bool {
+    static SINCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SINCE.get_or_init(|| {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        kernel_at_least(&release, (3, 19))
+    })
+}
+
+/// Whether a kernel release such as `6.1.0-13-amd64` is `wanted` (major, minor) or
+/// later; an unreadable one is not.
+fn kernel_at_least(release: &str, wanted: (u32, u32)) -> bool {
+    let mut numbers = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .map(|n| n.parse::<u32>().ok());
+    match (numbers.next().flatten(), numbers.next().flatten()) {
+        (Some(major), Some(minor)) => (major, minor) >= wanted,
+        _ => false,
+    }
 }
 
 /// Every process id in `/proc`: what [`children_of_main_thread`] falls back to.
@@ -292,6 +323,15 @@ mod tests {
         assert!(!orphaned_among(every_process())
             .iter()
             .any(|&(p, _)| p == orphan.as_raw()));
+    }
+
+    #[test]
+    fn a_kernel_release_is_compared_by_major_and_minor() {
+        assert!(super::kernel_at_least("6.1.0-13-amd64\n", (3, 19)));
+        assert!(super::kernel_at_least("3.19.0", (3, 19)));
+        assert!(!super::kernel_at_least("3.10.0-1160.el7.x86_64", (3, 19)));
+        assert!(!super::kernel_at_least("2.6.32", (3, 19)));
+        assert!(!super::kernel_at_least("", (3, 19)));
     }
 
     #[test]
