@@ -109,6 +109,40 @@ fn bench_measures_every_game_under_every_placement() {
     check_fixed_costs(&figures["fixed_costs"]);
 }
 
+/// What the referee adds, on a line of fresh agents (measured alone too, started and
+/// told `quit`, and taken off each match) or of kept ones (not started: nothing is
+/// taken off, so the referee's own is the whole).
+fn check_own(line: &Value, fresh: bool) {
+    let alone = line["alone_wall_ms"].as_f64().expect("alone_wall_ms");
+    for p in line["points"].as_array().unwrap() {
+        let p: Vec<f64> = p
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(p.len(), 5, "{line}");
+        if fresh {
+            // Less what was taken off, a match's median is less than its whole (its
+            // CPU time no more: the agents alone may cost the referee little).
+            assert!(p[3] < p[1] && p[4] <= p[2], "{p:?}: {line}");
+        } else {
+            assert_eq!((p[3], p[4]), (0.0, 0.0), "{line}");
+        }
+    }
+    if fresh {
+        assert!(alone > 0.0, "no agents alone: {line}");
+    } else {
+        assert_eq!(alone, 0.0, "{line}");
+        for (own, whole) in [
+            ("own_wall_ms", "wall_ms_per_game"),
+            ("own_cpu_ms", "cpu_ms_per_game"),
+        ] {
+            assert_eq!(line[own], line[whole], "{line}");
+        }
+    }
+}
+
 /// The fixed costs: a fitted line per configuration with fresh and with kept agents,
 /// each through one point per game length, and the cost of a seat per game.
 fn check_fixed_costs(fixed: &Value) {
@@ -140,25 +174,12 @@ fn check_fixed_costs(fixed: &Value) {
             ] {
                 assert!(line[key].as_f64().is_some_and(f64::is_finite), "{key}: {line}");
             }
-            // Fresh agents are measured alone too, started and told `quit`; kept
-            // ones are not started, so nothing is taken off their intercept.
-            let alone = line["alone_wall_ms"].as_f64().expect("alone_wall_ms");
-            if agents == "fresh" {
-                assert!(alone > 0.0, "no agents alone: {line}");
-            } else {
-                assert_eq!(alone, 0.0, "{line}");
-            }
-            for (own, whole, part) in [
-                ("own_wall_ms", "wall_ms_per_game", "alone_wall_ms"),
-                ("own_cpu_ms", "cpu_ms_per_game", "alone_cpu_ms"),
-            ] {
-                let [own, whole, part] = [own, whole, part].map(|k| line[k].as_f64().unwrap());
-                assert!(
-                    (own - (whole - part)).abs() < 1e-9,
-                    "{own} != {whole} - {part}: {line}"
-                );
-            }
+            check_own(line, agents == "fresh");
         }
+    }
+    // Sandboxed, where the machine has a sandbox: fresh agents, measured alone too.
+    for line in lines.iter().filter(|l| l["agents"] == "fresh, sandboxed") {
+        check_own(line, true);
     }
     let seats = fixed["seats"].as_array().expect("seat costs");
     for (game, from, to) in [("telka", 2, 4), ("multichess", 2, 8)] {

@@ -161,7 +161,7 @@ fn child_pid(info: &[u8]) -> Option<i32> {
 /// orphaned here at every stop (bubblewrap exits as soon as it has its status, while
 /// the kernel is still taking down the sandbox's PID namespace), and a 5 ms sleep
 /// for it was most of a sandboxed game's stop.
-pub(super) fn reap_escaped(until: Instant) -> Vec<i32> {
+pub(crate) fn reap_escaped(until: Instant) -> Vec<i32> {
     let mut killed: Vec<i32> = Vec::new();
     loop {
         let left = kill_escaped_children();

@@ -49,9 +49,10 @@ pub struct FixedCost {
     /// How the agents ran: `fresh` (started for each game), `kept` (reused from the
     /// game before), or `fresh, sandboxed`.
     pub agents: String,
-    /// Per recorded game: plies, then the medians of wall and of referee CPU per
-    /// match, µs.
-    pub points: Vec<[f64; 3]>,
+    /// Per recorded game: plies, the medians of wall and of referee CPU per match,
+    /// then those of each match less the agents alone timed just after it, µs (the
+    /// last two are zero for kept agents: nothing is taken off).
+    pub points: Vec<[f64; 5]>,
     /// The intercept of wall time against plies: ms per game.
     pub wall_ms_per_game: f64,
     /// The slope of wall time: µs per ply.
@@ -67,8 +68,9 @@ pub struct FixedCost {
     pub alone_wall_ms: f64,
     /// The referee's CPU for the agents alone (starting and reaping them), ms.
     pub alone_cpu_ms: f64,
-    /// What the referee adds to a game beyond its agents' processes: the wall
-    /// intercept less the agents alone, ms.
+    /// What the referee adds to a game beyond its agents' processes: the intercept
+    /// of each match's wall less the agents alone timed just after it, ms (for kept
+    /// agents the wall intercept itself).
     pub own_wall_ms: f64,
     /// The same of the referee's CPU, ms.
     pub own_cpu_ms: f64,
@@ -144,6 +146,7 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
             lines.push(fit(&label, seats, "fresh, sandboxed", points, alone));
         }
     }
+    crate::referee::release_private_dirs();
     Ok(FixedCosts {
         seats: seat_costs(&lines),
         lines,
@@ -176,19 +179,21 @@ fn record_lengths(
     Ok(out)
 }
 
-/// The points of matches of fresh agents, one per `(plies, config)`, each the median
-/// of `runs` matches; and the agents alone (wall and CPU, ms), each timed just after
-/// a match, with the first (shortest) config's agents (their start is the same, their
-/// record's parse the least), so that the machine's drift falls on both alike.
+/// The points of matches of fresh agents, one per `(plies, config)`, each of the
+/// medians of `runs` matches (see [`FixedCost::points`]); and the medians of the
+/// agents alone (wall and CPU, ms). The agents alone are the first (shortest)
+/// config's (their start is the same, their record's parse the least), timed just
+/// after each match, so that the machine's drift falls on the match and on what is
+/// taken off it alike.
 fn fresh_points(
     configs: &[(u32, MatchConfig)],
     isolation: &Isolation,
     runs: usize,
-) -> std::io::Result<(Vec<[f64; 3]>, [f64; 2])> {
+) -> std::io::Result<(Vec<[f64; 5]>, [f64; 2])> {
     let mut alone = Vec::new();
     let mut points = Vec::new();
     for (plies, config) in configs {
-        let mut times = Vec::new();
+        let mut pairs = Vec::new();
         for _ in 0..runs.max(1) {
             let run = timed(|| {
                 play_match(config, &mut |_| {})
@@ -197,10 +202,13 @@ fn fresh_points(
             });
             // Each match creates its record anew.
             let _ = std::fs::remove_file(&config.record);
-            times.push(run?);
-            alone.push(agents_alone(&configs[0].1, isolation)?);
+            let run = run?;
+            let bare = agents_alone(&configs[0].1, isolation)?;
+            alone.push(bare);
+            pairs.push([run[0], run[1], run[0] - bare[0], run[1] - bare[1]]);
         }
-        points.push(point(*plies, &times));
+        let median = |k: usize| median_by(&pairs, |p| p[k]).map_or(0.0, |p| p[k]);
+        points.push([f64::from(*plies), median(0), median(1), median(2), median(3)]);
     }
     Ok((points, medians(&alone)))
 }
@@ -235,38 +243,41 @@ fn timed(f: impl FnOnce() -> std::io::Result<()>) -> std::io::Result<[f64; 2]> {
 
 /// The agents of `config` alone, timed as [`timed`] times a match: started side by
 /// side by the standard library (in the sandbox `isolation` names, if any), each told
-/// `quit` at once, then reaped. What fresh processes of these agents cost any program
-/// that starts them, with no game.
+/// `quit` at once, then reaped, a sandbox's first process too (bubblewrap leaves it
+/// to its parent, as a match's stop finds). What fresh processes of these agents
+/// cost any program that starts them, with no game.
 fn agents_alone(config: &MatchConfig, isolation: &Isolation) -> std::io::Result<[f64; 2]> {
     let commands = config
         .agents
         .iter()
-        .map(|agent| agent_argv(&agent.spec, config, isolation))
+        .map(|agent| Ok((agent_argv(&agent.spec, config, isolation)?, &agent.spec.env)))
         .collect::<std::io::Result<Vec<_>>>()?;
     timed(|| {
         let mut children = Vec::new();
-        for (program, args) in &commands {
-            children.push(
-                std::process::Command::new(program)
-                    .args(args)
-                    .env_clear()
-                    .envs(AgentSpec::new("").env)
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()?,
-            );
-        }
+        let started = commands.iter().try_for_each(|((program, args), env)| {
+            let child = std::process::Command::new(program)
+                .args(args)
+                .env_clear()
+                .envs(env.iter().cloned())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()?;
+            children.push(child);
+            Ok::<(), std::io::Error>(())
+        });
         for child in &mut children {
             // Dropped at once: the end of input follows `quit`.
             if let Some(mut stdin) = child.stdin.take() {
                 let _ = stdin.write_all(b"quit\n");
             }
+            if started.is_err() {
+                let _ = child.kill();
+            }
         }
-        for child in &mut children {
-            child.wait()?;
-        }
-        Ok(())
+        let reaped = children.iter_mut().try_for_each(|child| child.wait().map(drop));
+        crate::agent::reap_orphans(Instant::now() + Duration::from_secs(5));
+        started.and(reaped)
     })
 }
 
@@ -283,7 +294,7 @@ fn agent_argv(
     };
     Ok(match isolation {
         Isolation::Sandboxed(bubblewrap) => {
-            let sandbox = Sandbox::new(bubblewrap.clone(), config.hidden()?, config.network, None);
+            let sandbox = Sandbox::new(bubblewrap.clone(), config.prepare_hidden()?, config.network, None);
             let path = std::env::var("PATH").unwrap_or_default();
             let argv = sandbox.argv(&words, &path);
             let argv = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -323,25 +334,39 @@ fn kept_runs(config: &MatchConfig, seats: usize, runs: usize) -> std::io::Result
     Ok(times)
 }
 
-/// The point of one record: its plies and the medians of its runs' wall and CPU.
-fn point(plies: u32, runs: &[[f64; 2]]) -> [f64; 3] {
+/// The point of one record of kept agents: its plies and the medians of its runs'
+/// wall and CPU (nothing to take off).
+fn point(plies: u32, runs: &[[f64; 2]]) -> [f64; 5] {
     let wall = median_by(runs, |r| r[0]).map_or(0.0, |r| r[0]);
     let cpu = median_by(runs, |r| r[1]).map_or(0.0, |r| r[1]);
-    [f64::from(plies), wall, cpu]
+    [f64::from(plies), wall, cpu, 0.0, 0.0]
 }
 
 /// The weighted least-squares line through `points` of column `y` against plies:
 /// (intercept, slope); a single length gives no slope, and the intercept is then its
 /// mean.
 ///
-/// Each point weighs the inverse square of its own time. The machine's speed drifts
-/// by tens of percent over seconds, so a point's error grows with its length: fitted
+/// Each point weighs the inverse square of its time. The machine's speed drifts by
+/// tens of percent over seconds, so a point's error grows with its length: fitted
 /// unweighted, the 3,000-ply games' drift moved the intercept by milliseconds
 /// between runs, while what a game costs whatever its length is best seen in the
 /// short ones.
-fn least_squares(points: &[[f64; 3]], y: usize) -> (f64, f64) {
-    let weight = |p: &[f64; 3]| 1.0 / p[y].max(1.0).powi(2);
-    let total: f64 = points.iter().map(weight).sum();
+fn least_squares(points: &[[f64; 5]], y: usize) -> (f64, f64) {
+    // Weighed by the time the first, unweighted, line gives each length, not by the
+    // time measured: that would favour the points that happened to come out low.
+    let (a, b) = weighted_line(points, y, |_| 1.0);
+    let floor = points
+        .iter()
+        .map(|p| p[y].abs())
+        .fold(f64::INFINITY, f64::min)
+        .max(1.0);
+    weighted_line(points, y, |p| 1.0 / (a + b * p[0]).max(floor).powi(2))
+}
+
+/// The line through `points` of column `y` against plies, each point weighing
+/// `weight` of it: (intercept, slope); a single length gives the mean and no slope.
+fn weighted_line(points: &[[f64; 5]], y: usize, weight: impl Fn(&[f64; 5]) -> f64) -> (f64, f64) {
+    let total: f64 = points.iter().map(&weight).sum();
     if points.is_empty() || total == 0.0 {
         return (0.0, 0.0);
     }
@@ -358,9 +383,13 @@ fn least_squares(points: &[[f64; 3]], y: usize) -> (f64, f64) {
 
 /// The fitted line of one configuration and agent mode, beside its agents alone
 /// (wall and CPU, ms).
-fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 3]>, alone: [f64; 2]) -> FixedCost {
+fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 5]>, alone: [f64; 2]) -> FixedCost {
     let (wall0, wall1) = least_squares(&points, 1);
     let (cpu0, cpu1) = least_squares(&points, 2);
+    // Kept agents are not started: nothing is taken off, own is the whole.
+    let fresh = alone != [0.0; 2];
+    let own = |k: usize, whole: f64| if fresh { least_squares(&points, k).0 } else { whole };
+    let (own_wall, own_cpu) = (own(3, wall0), own(4, cpu0));
     FixedCost {
         game: game.to_string(),
         seats,
@@ -372,8 +401,8 @@ fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 3]>, alone: [f6
         cpu_us_per_ply: cpu1,
         alone_wall_ms: alone[0],
         alone_cpu_ms: alone[1],
-        own_wall_ms: wall0 / 1e3 - alone[0],
-        own_cpu_ms: cpu0 / 1e3 - alone[1],
+        own_wall_ms: own_wall / 1e3,
+        own_cpu_ms: own_cpu / 1e3,
     }
 }
 
@@ -449,7 +478,8 @@ impl FixedCosts {
         t.push_str(concat!(
             "wall/cpu ms: the intercept of whole matches against plies (weighted fit); cpu: every\n",
             "thread of the referee; alone: the same fresh agents started and told quit, no game;\n",
-            "own: the intercept less alone, what the referee adds\n",
+            "own: the intercept of each match less the agents alone timed after it, what the\n",
+            "referee adds\n",
         ));
     }
 }
