@@ -283,7 +283,8 @@ fn seat_agents(
     kept: Vec<Option<KeptAgent>>,
 ) -> Result<SeatedAgents, MatchError> {
     let mut kept = kept.into_iter();
-    let (mut sessions, mut places, mut reused) = (Vec::new(), Vec::new(), Vec::new());
+    // Places before sessions: on an error the sessions (processes) go first.
+    let (mut places, mut sessions, mut reused) = (Vec::new(), Vec::new(), Vec::new());
     for (i, agent) in config.agents.iter().enumerate() {
         let seat = Seat::from_index(i);
         // An agent that cannot serve here is dropped, which stops it.

@@ -45,7 +45,8 @@ impl Drop for Place {
 }
 
 /// An agent process kept alive after a match, for another (see [`super::play_match_keeping`]).
-/// Dropping it kills its process group and removes its private directory.
+/// Dropping it kills its process group and gives its private directory back (for
+/// the next agent this thread starts for that seat, see `scratch`).
 #[derive(Debug)]
 pub struct KeptAgent {
     // Declared first so that it is dropped (its process killed) before its directory.
@@ -137,6 +138,8 @@ pub(super) fn fitting(
         && place.network == config.network
         && covers(place.hidden.as_ref(), config);
     if !fits {
+        // The process first, then its directory.
+        drop(session);
         return None;
     }
     if reseed.is_some() {

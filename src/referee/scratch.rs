@@ -3,9 +3,11 @@
 //!
 //! Each is made for an agent's start, readable by its owner alone, and goes with
 //! its agent; but one given back at the end of a game is kept for the next agent
-//! the same thread starts for the same seat, if by then it is still the directory
-//! that was made (the same inode, not a link put in its place, this user's, its mode
-//! unchanged) and empty. Making and removing two directories was a sixth of the
+//! the same thread starts for the same seat, if just before that start it is still
+//! the directory that was made (the same inode, not a link put in its place, this
+//! user's, its mode unchanged) and empty. (A process of the same user could still
+//! swap it between that look and the agent's start, as it could any file of that
+//! user's; only the sandbox keeps agents from such processes.) Making and removing two directories was a sixth of the
 //! referee's CPU time for a fresh two-seat game on a file system whose inodes are
 //! slow to take and free. The next agent starts in an empty directory of its own
 //! either way; what the one before could leave on the directory itself (its times)
@@ -33,17 +35,25 @@ pub(super) struct PrivateDir {
     ino: u64,
 }
 
+impl Drop for PrivateDir {
+    /// Removes it with whatever is in it (a link put in its place: the link only):
+    /// a directory no list keeps goes.
+    fn drop(&mut self) {
+        if std::fs::remove_dir(&self.path).is_err() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
 impl PrivateDir {
     /// Its path.
     pub(super) fn path(&self) -> &Path {
         &self.path
     }
 
-    /// Removes it with whatever is in it (a link put in its place: the link only).
+    /// Removes it with whatever is in it.
     pub(super) fn remove(self) {
-        if std::fs::remove_dir(&self.path).is_err() {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
+        drop(self);
     }
 
     /// Whether it is still the directory that was made, this user's with its mode
@@ -71,9 +81,8 @@ struct Spare(Vec<(Seat, PrivateDir)>);
 
 impl Drop for Spare {
     fn drop(&mut self) {
-        for (_, dir) in self.0.drain(..) {
-            dir.remove();
-        }
+        // Each directory removes itself as it goes.
+        self.0.clear();
     }
 }
 
@@ -156,15 +165,23 @@ fn make(seat: Seat) -> std::io::Result<PrivateDir> {
 /// The directory just made at `path`, its mode made whole where the `umask` took
 /// some away.
 fn made(path: PathBuf) -> std::io::Result<PrivateDir> {
-    let meta = std::fs::symlink_metadata(&path)?;
-    if meta.mode() & 0o7777 != MODE {
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(MODE))?;
-    }
-    Ok(PrivateDir {
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) => {
+            let _ = std::fs::remove_dir(&path);
+            return Err(e);
+        }
+    };
+    // Owned from here: it goes if it cannot be made private.
+    let dir = PrivateDir {
         path,
         dev: meta.dev(),
         ino: meta.ino(),
-    })
+    };
+    if meta.mode() & 0o7777 != MODE {
+        std::fs::set_permissions(&dir.path, std::fs::Permissions::from_mode(MODE))?;
+    }
+    Ok(dir)
 }
 
 #[cfg(test)]
@@ -245,7 +262,11 @@ mod tests {
             assert!(path.is_dir());
             release();
             assert!(!path.exists());
-            assert_ne!(take(seat(4)).unwrap().path(), path);
+            let next = take(seat(4)).unwrap();
+            let next_path = next.path().to_path_buf();
+            assert_ne!(next_path, path);
+            next.remove();
+            assert!(!next_path.exists());
         });
     }
 }
