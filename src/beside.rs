@@ -72,6 +72,9 @@ type Task = Box<dyn FnOnce() -> Deliver + Send>;
 /// A job with the CPUs it may run on (those of its caller; `None` where unknown).
 type Sent = (Option<CpuSet>, Task);
 
+/// An idle thread: its number, the CPUs it runs on, and where its next job goes.
+type Idle = (u64, Option<CpuSet>, Sender<Sent>);
+
 /// Hands a finished job's result to whoever waits for it.
 type Deliver = Box<dyn FnOnce() + Send>;
 
@@ -79,7 +82,7 @@ type Deliver = Box<dyn FnOnce() + Send>;
 /// (the last to finish is taken first: its stack is the warmest), and how many were
 /// ever started.
 struct Pool {
-    idle: Mutex<Vec<(u64, Sender<Sent>)>>,
+    idle: Mutex<Vec<Idle>>,
     started: AtomicU64,
 }
 
@@ -104,8 +107,15 @@ impl Pool {
         let mask = sched_getaffinity(Pid::from_raw(0)).ok();
         let mut sent = (mask, task);
         loop {
-            let idle = self.lock_idle().pop();
-            let Some((_, next)) = idle else { break };
+            // One on the caller's CPUs already if there is one: no move to make.
+            let idle = {
+                let mut idle = self.lock_idle();
+                match idle.iter().rposition(|(_, on, _)| *on == mask) {
+                    Some(k) => Some(idle.remove(k)),
+                    None => idle.pop(),
+                }
+            };
+            let Some((_, _, next)) = idle else { break };
             // A thread that ended since it was listed gives the job back.
             match next.send(sent) {
                 Ok(()) => return Ok(Job { result }),
@@ -122,7 +132,7 @@ impl Pool {
 
     /// The idle list, whatever a panic elsewhere left in it (it holds no invariant a
     /// panic could break).
-    fn lock_idle(&self) -> MutexGuard<'_, Vec<(u64, Sender<Sent>)>> {
+    fn lock_idle(&self) -> MutexGuard<'_, Vec<Idle>> {
         self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -139,7 +149,7 @@ impl Pool {
                 }
             }
             let deliver = job();
-            self.lock_idle().push((number, next.clone()));
+            self.lock_idle().push((number, mask, next.clone()));
             deliver();
             task = self.wait_for_job(number, &jobs);
         }
@@ -154,7 +164,7 @@ impl Pool {
                 Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => {
                     let mut idle = self.lock_idle();
-                    if let Some(k) = idle.iter().position(|(n, _)| *n == number) {
+                    if let Some(k) = idle.iter().position(|(n, _, _)| *n == number) {
                         idle.remove(k);
                         return None;
                     }
@@ -199,11 +209,8 @@ mod tests {
         let cpus: Vec<usize> = (0..CpuSet::count())
             .filter(|&c| allowed.is_set(c).unwrap_or(false))
             .collect();
-        if cpus.len() < 2 {
-            eprintln!(
-                "skipped: this test needs two CPUs to pin to, and has {}",
-                cpus.len()
-            );
+        if cpus.len() < 2 || !crate::agent::affinity::can_pin() {
+            eprintln!("skipped: this test needs two CPUs a thread may be pinned to");
             return;
         }
         // From a thread pinned to each CPU in turn, jobs one after another: one kept
