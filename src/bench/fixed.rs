@@ -12,8 +12,9 @@
 //!
 //! Beside each line with fresh agents, the same agents alone: started side by side
 //! by the standard library, as any program would start them, told `quit` and
-//! reaped, with no game. That is what fresh processes of that agent cost whoever
-//! starts them; the intercept less it is what the referee adds (its own fixed cost).
+//! reaped, with no game, each time just after a match. That is what fresh processes
+//! of that agent cost whoever starts them; each match less the agents alone after
+//! it, fitted the same way, is what the referee adds (its own fixed cost).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -108,6 +109,14 @@ pub struct FixedCosts {
 /// Plays the games of `only` (every game when empty) at each length of `work`, then
 /// replays each record `work.fixed_runs` times per agent mode.
 pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::io::Result<FixedCosts> {
+    // The private directories kept for the agents to come go however this returns.
+    struct Release;
+    impl Drop for Release {
+        fn drop(&mut self) {
+            crate::referee::release_private_dirs();
+        }
+    }
+    let _release = Release;
     let sandboxed = match crate::agent::detect_sandbox(crate::agent::SandboxMode::Auto) {
         Ok(i @ Isolation::Sandboxed(_)) => Some(i),
         _ => None,
@@ -132,7 +141,7 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
             fresh_points(&configs, isolation, work.fixed_runs)
         };
         let (points, alone) = fresh(&plain())?;
-        lines.push(fit(&label, seats, "fresh", points, alone));
+        lines.push(fit(&label, seats, "fresh", points, Some(alone)));
         let kept = records
             .iter()
             .map(|(plies, options, record)| {
@@ -140,13 +149,12 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
                 Ok(point(*plies, &kept_runs(&config, seats, work.fixed_runs)?))
             })
             .collect::<std::io::Result<Vec<_>>>()?;
-        lines.push(fit(&label, seats, "kept", kept, [0.0; 2]));
+        lines.push(fit(&label, seats, "kept", kept, None));
         if let Some(sandbox) = sandboxed.as_ref().filter(|_| seats == 2) {
             let (points, alone) = fresh(sandbox)?;
-            lines.push(fit(&label, seats, "fresh, sandboxed", points, alone));
+            lines.push(fit(&label, seats, "fresh, sandboxed", points, Some(alone)));
         }
     }
-    crate::referee::release_private_dirs();
     Ok(FixedCosts {
         seats: seat_costs(&lines),
         lines,
@@ -276,7 +284,9 @@ fn agents_alone(config: &MatchConfig, isolation: &Isolation) -> std::io::Result<
             }
         }
         let reaped = children.iter_mut().try_for_each(|child| child.wait().map(drop));
-        crate::agent::reap_orphans(Instant::now() + Duration::from_secs(5));
+        if let Isolation::Sandboxed(_) = isolation {
+            crate::agent::reap_orphans(Instant::now() + Duration::from_secs(5));
+        }
         started.and(reaped)
     })
 }
@@ -342,54 +352,62 @@ fn point(plies: u32, runs: &[[f64; 2]]) -> [f64; 5] {
     [f64::from(plies), wall, cpu, 0.0, 0.0]
 }
 
-/// The weighted least-squares line through `points` of column `y` against plies:
-/// (intercept, slope); a single length gives no slope, and the intercept is then its
-/// mean.
+/// The weights of the points for the times in column `y`: each point weighs the
+/// inverse square of its time.
 ///
-/// Each point weighs the inverse square of its time. The machine's speed drifts by
-/// tens of percent over seconds, so a point's error grows with its length: fitted
-/// unweighted, the 3,000-ply games' drift moved the intercept by milliseconds
-/// between runs, while what a game costs whatever its length is best seen in the
-/// short ones.
-fn least_squares(points: &[[f64; 5]], y: usize) -> (f64, f64) {
-    // Weighed by the time the first, unweighted, line gives each length, not by the
-    // time measured: that would favour the points that happened to come out low.
-    let (a, b) = weighted_line(points, y, |_| 1.0);
-    let floor = points
-        .iter()
-        .map(|p| p[y].abs())
-        .fold(f64::INFINITY, f64::min)
-        .max(1.0);
-    weighted_line(points, y, |p| 1.0 / (a + b * p[0]).max(floor).powi(2))
+/// The machine's speed drifts by tens of percent over seconds, so a point's error
+/// grows with its length: fitted unweighted, the 3,000-ply games' drift moved the
+/// intercept by milliseconds between runs, while what a game costs whatever its
+/// length is best seen in the short ones. The time is the one the weighted line
+/// gives the point, found again twice from the times measured (which alone would
+/// favour the points that happened to come out low).
+fn weights(points: &[[f64; 5]], y: usize) -> Vec<f64> {
+    let inverse_square = |t: f64| 1.0 / t.max(1.0).powi(2);
+    let mut w: Vec<f64> = points.iter().map(|p| inverse_square(p[y])).collect();
+    for _ in 0..2 {
+        let (a, b) = weighted_line(points, y, &w);
+        w = points.iter().map(|p| inverse_square(a + b * p[0])).collect();
+    }
+    w
 }
 
-/// The line through `points` of column `y` against plies, each point weighing
-/// `weight` of it: (intercept, slope); a single length gives the mean and no slope.
-fn weighted_line(points: &[[f64; 5]], y: usize, weight: impl Fn(&[f64; 5]) -> f64) -> (f64, f64) {
-    let total: f64 = points.iter().map(&weight).sum();
+/// The line through `points` of column `y` against plies, each point weighing its
+/// weight in `w`: (intercept, slope); a single length gives the mean and no slope.
+fn weighted_line(points: &[[f64; 5]], y: usize, w: &[f64]) -> (f64, f64) {
+    let total: f64 = w.iter().sum();
     if points.is_empty() || total == 0.0 {
         return (0.0, 0.0);
     }
-    let mean = |k: usize| points.iter().map(|p| weight(p) * p[k]).sum::<f64>() / total;
+    let weighed = || points.iter().zip(w);
+    let mean = |k: usize| weighed().map(|(p, w)| w * p[k]).sum::<f64>() / total;
     let (mx, my) = (mean(0), mean(y));
-    let sxx: f64 = points.iter().map(|p| weight(p) * (p[0] - mx).powi(2)).sum();
+    let sxx: f64 = weighed().map(|(p, w)| w * (p[0] - mx).powi(2)).sum();
     if sxx == 0.0 {
         return (my, 0.0);
     }
-    let sxy: f64 = points.iter().map(|p| weight(p) * (p[0] - mx) * (p[y] - my)).sum();
+    let sxy: f64 = weighed().map(|(p, w)| w * (p[0] - mx) * (p[y] - my)).sum();
     let slope = sxy / sxx;
     (my - slope * mx, slope)
 }
 
 /// The fitted line of one configuration and agent mode, beside its agents alone
-/// (wall and CPU, ms).
-fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 5]>, alone: [f64; 2]) -> FixedCost {
-    let (wall0, wall1) = least_squares(&points, 1);
-    let (cpu0, cpu1) = least_squares(&points, 2);
-    // Kept agents are not started: nothing is taken off, own is the whole.
-    let fresh = alone != [0.0; 2];
-    let own = |k: usize, whole: f64| if fresh { least_squares(&points, k).0 } else { whole };
-    let (own_wall, own_cpu) = (own(3, wall0), own(4, cpu0));
+/// (wall and CPU, ms) where they were `fresh`.
+///
+/// What the referee adds is fitted from each match less the agents alone after it,
+/// with the weights of the whole (its noise is the match's); for kept agents, which
+/// are not started, nothing is taken off and it is the whole.
+fn fit(game: &str, seats: usize, agents: &str, points: Vec<[f64; 5]>, fresh: Option<[f64; 2]>) -> FixedCost {
+    let (wall_w, cpu_w) = (weights(&points, 1), weights(&points, 2));
+    let (wall0, wall1) = weighted_line(&points, 1, &wall_w);
+    let (cpu0, cpu1) = weighted_line(&points, 2, &cpu_w);
+    let (own_wall, own_cpu) = match fresh {
+        Some(_) => (
+            weighted_line(&points, 3, &wall_w).0,
+            weighted_line(&points, 4, &cpu_w).0,
+        ),
+        None => (wall0, cpu0),
+    };
+    let alone = fresh.unwrap_or_default();
     FixedCost {
         game: game.to_string(),
         seats,
