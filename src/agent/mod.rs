@@ -33,9 +33,8 @@ pub use sandbox::{
     PRIVATE_CWD,
 };
 pub use spin::{available_cpus, shares_cpu_with_agents};
-/// Kills and reaps this process's orphaned children outside any live agent's group
-/// (up to a deadline); the bench reaps the sandboxes it starts without the referee.
-pub(crate) use stop::reap_escaped as reap_orphans;
+/// The bench reaps with it the sandboxes it starts without the referee.
+pub(crate) use stop::reap_escaped;
 pub use stop::{Ending, Stopped};
 
 /// Longest line, in bytes before the `\n`, that an agent may print.

@@ -285,7 +285,7 @@ fn agents_alone(config: &MatchConfig, isolation: &Isolation) -> std::io::Result<
         }
         let reaped = children.iter_mut().try_for_each(|child| child.wait().map(drop));
         if let Isolation::Sandboxed(_) = isolation {
-            crate::agent::reap_orphans(Instant::now() + Duration::from_secs(5));
+            crate::agent::reap_escaped(Instant::now() + Duration::from_secs(5));
         }
         started.and(reaped)
     })

@@ -22,7 +22,7 @@ pub use config::{default_record_path, AgentCwd, MatchConfig, SeatAgent};
 use match_loop::Match;
 pub use reuse::KeptAgent;
 use reuse::Place;
-pub use scratch::release as release_private_dirs;
+pub use scratch::release_private_dirs;
 use session::{AgentSession, Forfeit};
 
 /// Set once the referee has been told to stop (SIGINT, SIGTERM, SIGHUP).

@@ -5,16 +5,18 @@
 //! its agent; but one given back at the end of a game is kept for the next agent
 //! the same thread starts for the same seat, if just before that start it is still
 //! the directory that was made (the same inode, not a link put in its place, this
-//! user's, its mode unchanged) and empty. (A process of the same user could still
+//! user's, its mode unchanged) and empty. A process of the same user could still
 //! swap it between that look and the agent's start, as it could any file of that
-//! user's; only the sandbox keeps agents from such processes.) Making and removing two directories was a sixth of the
-//! referee's CPU time for a fresh two-seat game on a file system whose inodes are
-//! slow to take and free. The next agent starts in an empty directory of its own
-//! either way; what the one before could leave on the directory itself (its times)
-//! it could as well have left in any other file of this user's, which every agent
-//! outside a sandbox can reach.
+//! user's; only the sandbox keeps agents from such processes.
 //!
-//! A thread's kept directories go when it calls [`release`] (a tournament's worker
+//! Making and removing two directories was a sixth of the referee's CPU time for a
+//! fresh two-seat game on a file system whose inodes are slow to take and free. The
+//! next agent starts in an empty directory of its own either way; what the one
+//! before could leave on the directory itself (its times) it could as well have left
+//! in any other file of this user's, which every agent outside a sandbox can reach.
+//!
+//! A thread's kept directories go when it calls [`release_private_dirs`] (a
+//! tournament's worker
 //! at its end, `referee match` and the bench when they are done) or, failing that,
 //! when the thread ends.
 
@@ -72,18 +74,9 @@ impl PrivateDir {
 }
 
 thread_local! {
-    /// This thread's directories given back, by seat.
-    static SPARE: RefCell<Spare> = const { RefCell::new(Spare(Vec::new())) };
-}
-
-/// Directories kept for the next agents, removed when dropped.
-struct Spare(Vec<(Seat, PrivateDir)>);
-
-impl Drop for Spare {
-    fn drop(&mut self) {
-        // Each directory removes itself as it goes.
-        self.0.clear();
-    }
+    /// This thread's directories given back, by seat; each removes itself when the
+    /// list goes with the thread.
+    static SPARE: RefCell<Vec<(Seat, PrivateDir)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A private directory for seat `seat`'s agent: one this thread kept, if it is still
@@ -92,8 +85,8 @@ pub(super) fn take(seat: Seat) -> std::io::Result<PrivateDir> {
     let kept = SPARE
         .try_with(|spare| {
             let mut spare = spare.borrow_mut();
-            let k = spare.0.iter().position(|(s, _)| *s == seat)?;
-            Some(spare.0.swap_remove(k).1)
+            let k = spare.iter().position(|(s, _)| *s == seat)?;
+            Some(spare.swap_remove(k).1)
         })
         .ok()
         .flatten();
@@ -110,26 +103,15 @@ pub(super) fn take(seat: Seat) -> std::io::Result<PrivateDir> {
 /// Takes back seat `seat`'s directory once its agent is stopped, for the thread's
 /// next agent of that seat ([`take`] looks at it again then).
 pub(super) fn give_back(seat: Seat, dir: PrivateDir) {
-    // A thread that is ending keeps nothing: its list may be gone already.
-    let mut dir = Some(dir);
-    let _ = SPARE.try_with(|spare| {
-        if let Some(dir) = dir.take() {
-            spare.borrow_mut().0.push((seat, dir));
-        }
-    });
-    if let Some(dir) = dir {
-        dir.remove();
-    }
+    // A thread that is ending keeps nothing: where its list is gone, the closure is
+    // dropped unrun, and the directory with it.
+    let _ = SPARE.try_with(move |spare| spare.borrow_mut().push((seat, dir)));
 }
 
 /// Removes the private directories this thread kept for agents to come.
-pub fn release() {
-    let kept = SPARE
-        .try_with(|spare| std::mem::take(&mut spare.borrow_mut().0))
-        .unwrap_or_default();
-    for (_, dir) in kept {
-        dir.remove();
-    }
+pub fn release_private_dirs() {
+    // Each removes itself as it is dropped.
+    let _ = SPARE.try_with(|spare| spare.borrow_mut().clear());
 }
 
 /// Makes a new directory for seat `seat`'s agent in the temporary directory (never
@@ -260,7 +242,7 @@ mod tests {
             let path = dir.path().to_path_buf();
             give_back(seat(4), dir);
             assert!(path.is_dir());
-            release();
+            release_private_dirs();
             assert!(!path.exists());
             let next = take(seat(4)).unwrap();
             let next_path = next.path().to_path_buf();
