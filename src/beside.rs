@@ -78,9 +78,9 @@ type Idle = (u64, Option<CpuSet>, Sender<Sent>);
 /// Hands a finished job's result to whoever waits for it.
 type Deliver = Box<dyn FnOnce() + Send>;
 
-/// Kept threads: the idle ones, each by its number and where its next job goes
-/// (the last to finish is taken first: its stack is the warmest), and how many were
-/// ever started.
+/// Kept threads: the idle ones ([`Idle`]; of those on the caller's CPUs, the last
+/// to finish is taken first: its stack is the warmest), and how many were ever
+/// started.
 struct Pool {
     idle: Mutex<Vec<Idle>>,
     started: AtomicU64,
