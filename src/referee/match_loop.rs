@@ -63,8 +63,9 @@ pub(super) struct Match<'c> {
 }
 
 impl Match<'_> {
-    /// Plays the match on its agents, step by step: the handshake, the header, the
-    /// new game, the opening, the catch-up of a resumed game, the turns, the finish.
+    /// Plays the match on its agents, step by step: the handshake (up to the agents'
+    /// `readyok` for this game), the header, the opening, the catch-up of a resumed
+    /// game, the turns, the finish.
     /// Returns the seats as the header records them.
     pub(super) fn run(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<Vec<SeatEntry>> {
         let forfeits = self.handshake();
@@ -73,7 +74,6 @@ impl Match<'_> {
         for (seat, forfeit) in forfeits {
             self.forfeit(seat, forfeit, None, progress)?;
         }
-        self.new_game(progress)?;
         if self.resumed.is_none() {
             self.opening(progress)?;
         }
@@ -83,17 +83,23 @@ impl Match<'_> {
         Ok(seats)
     }
 
-    /// The handshake with every agent, up to its `readyok`; returns the seats that
-    /// failed it, whose forfeits are recorded once there is a header.
+    /// The handshake with every fresh agent, up to its `readyok` for this game;
+    /// returns the seats that failed it, whose forfeits are recorded once there is a
+    /// header. After `protocolok` an agent is sent its options and `newgame` at once,
+    /// as a kept agent is (`reuse::renew`): one `readyok` covers both.
     fn handshake(&mut self) -> Vec<(Seat, Forfeit)> {
         let config = self.config;
+        let options = self.game.options();
+        let seat_count = self.game.seat_count();
         // Every step of the handshake goes to all agents before any is waited for,
         // so they start up in parallel and each has the whole startup time.
         let mut forfeits: Vec<(Seat, Forfeit)> = Vec::new();
         self.each_agent(&mut forfeits, |s, _| s.hello());
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut forfeits, |s, _| s.await_protocolok(deadline));
-        self.each_agent(&mut forfeits, |s, i| s.send_options(&config.agents[i].options));
+        self.each_agent(&mut forfeits, |s, i| {
+            s.send_new_game(Some(&config.agents[i].options), config.game, seat_count, &options)
+        });
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut forfeits, |s, _| s.await_readyok(deadline));
         forfeits
@@ -138,24 +144,6 @@ impl Match<'_> {
                 .sync_beside()?;
         }
         Ok(seats)
-    }
-
-    /// `newgame` to every agent and its `readyok`; a seat that fails it forfeits.
-    fn new_game(&mut self, progress: &mut dyn FnMut(Progress<'_>)) -> std::io::Result<()> {
-        let config = self.config;
-        let options = self.game.options();
-        let seat_count = self.game.seat_count();
-        let mut forfeits = Vec::new();
-        self.each_agent(&mut forfeits, |s, _| {
-            s.send_new_game(config.game, seat_count, &options)
-        });
-        let deadline = Instant::now() + config.startup;
-        self.each_agent(&mut forfeits, |s, _| s.await_readyok(deadline));
-        self.note_unready(&forfeits);
-        for (seat, forfeit) in forfeits {
-            self.forfeit(seat, forfeit, None, progress)?;
-        }
-        Ok(())
     }
 
     /// Keeps the seats that failed to get ready, even those whose forfeit the game

@@ -219,29 +219,10 @@ impl AgentSession {
         })
     }
 
-    /// Sends the `setoption`s, then `isready`.
-    pub fn send_options(&mut self, options: &[(String, String)]) -> Result<(), Forfeit> {
-        for (name, value) in options {
-            self.send(&ToAgent::SetOption { name, value })?;
-        }
-        self.send(&ToAgent::IsReady)
-    }
-
-    /// Tells the agent its game and seat, then `isready`.
-    pub fn send_new_game(&mut self, game: GameId, seats: usize, options: &Options) -> Result<(), Forfeit> {
-        let seat = self.seat;
-        self.send(&ToAgent::NewGame {
-            game,
-            seat,
-            seats,
-            options,
-        })?;
-        self.send(&ToAgent::IsReady)
-    }
-
-    /// Starts a kept agent's next game: the `setoption`s again when they changed
-    /// (`options`), then `newgame` with its seat and `isready`, in one write.
-    pub fn send_renewal(
+    /// Starts the agent's game: its `setoption`s (`options`, when there are any to
+    /// tell), then `newgame` with its seat and `isready`, in one write. A fresh agent
+    /// gets it after `protocolok`, a kept one instead of the handshake.
+    pub fn send_new_game(
         &mut self,
         options: Option<&[(String, String)]>,
         game: GameId,
