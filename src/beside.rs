@@ -1,7 +1,7 @@
 //! Threads kept for the blocking jobs that run beside a game: draining an agent's
-//! stderr until the agent closes it, and syncing a record's header to the disk.
+//! stderr until the agent closes it.
 //!
-//! Each game had started three threads for them (two drains and a sync), and
+//! Each game had started a thread for each (and one more to sync its header), and
 //! starting and ending them (each stack mapped, guarded, touched and unmapped) was
 //! about a seventh of the referee's CPU time for a fresh two-seat game. A thread here
 //! waits for its next job when one is done, so a run of games starts threads only
@@ -42,12 +42,6 @@ pub struct Job<T> {
 }
 
 impl<T> Job<T> {
-    /// Waits for the job; `Err` when it panicked.
-    pub fn join(self) -> thread::Result<T> {
-        // The thread always sends, a panic included; a lost sender is a lost job.
-        self.result.recv().unwrap_or_else(|_| Err(lost()))
-    }
-
     /// Waits for the job at most `limit`: `None` if it is still running then (it
     /// runs on; its result is dropped).
     pub fn join_within(self, limit: Duration) -> Option<thread::Result<T>> {
@@ -179,14 +173,19 @@ impl Pool {
 mod tests {
     use super::*;
 
+    /// Waits for `job` (bounded only against a hang).
+    fn joined<T>(job: Job<T>) -> thread::Result<T> {
+        job.join_within(Duration::from_secs(120)).expect("the job ended")
+    }
+
     #[test]
     fn a_job_returns_its_result_and_a_panic_is_an_error() {
         static POOL: Pool = Pool::new();
-        assert_eq!(POOL.run(|| 6 * 7).unwrap().join().unwrap(), 42);
-        let panicked = POOL.run(|| -> u8 { panic!("on purpose") }).unwrap().join();
+        assert_eq!(joined(POOL.run(|| 6 * 7).unwrap()).unwrap(), 42);
+        let panicked = joined(POOL.run(|| -> u8 { panic!("on purpose") }).unwrap());
         assert!(panicked.is_err());
         // The thread that caught the panic serves again.
-        assert_eq!(POOL.run(|| "again").unwrap().join().unwrap(), "again");
+        assert_eq!(joined(POOL.run(|| "again").unwrap()).unwrap(), "again");
         assert_eq!(POOL.started.load(Ordering::Relaxed), 1);
     }
 
@@ -194,7 +193,7 @@ mod tests {
     fn jobs_one_after_another_start_one_thread() {
         static POOL: Pool = Pool::new();
         let threads: Vec<_> = (0..20)
-            .map(|_| POOL.run(|| thread::current().id()).unwrap().join().unwrap())
+            .map(|_| joined(POOL.run(|| thread::current().id()).unwrap()).unwrap())
             .collect();
         assert!(threads
             .iter()
@@ -223,7 +222,7 @@ mod tests {
                     one.set(cpu).unwrap();
                     sched_setaffinity(Pid::from_raw(0), &one).unwrap();
                     let seen = POOL.run(|| sched_getaffinity(Pid::from_raw(0)).unwrap()).unwrap();
-                    (one, seen.join().unwrap())
+                    (one, joined(seen).unwrap())
                 })
                 .join()
                 .unwrap()
@@ -246,9 +245,9 @@ mod tests {
             .run(move || rx.recv_timeout(Duration::from_secs(60)).is_ok())
             .unwrap();
         let sending = POOL.run(move || tx.send(()).is_ok()).unwrap();
-        assert!(sending.join().unwrap());
+        assert!(joined(sending).unwrap());
         assert!(
-            waiting.join().unwrap(),
+            joined(waiting).unwrap(),
             "the second job ran only after the first gave up"
         );
         assert_eq!(POOL.started.load(Ordering::Relaxed), 2);

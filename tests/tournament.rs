@@ -591,6 +591,40 @@ fn sigterm_exits_130_and_the_tournament_resumes() {
     resume_and_compare(tmp.path());
 }
 
+/// What an operating-system crash can leave of a game in progress under `--fsync
+/// game`, which syncs a record once its game is decided: an empty file, or part of
+/// its header. Such records are set aside and their games played again.
+#[test]
+fn records_left_empty_or_headless_by_a_crash_are_played_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert_eq!(tournament(tmp.path(), "t", &resume_args()), uninterrupted_json());
+    let out = tmp.path().join("t");
+    let all = records(&out);
+    let cut = |index: usize, len: usize| {
+        let bytes = std::fs::read(&all[&index]).unwrap();
+        assert!(
+            bytes[..len].iter().all(|&b| b != b'\n'),
+            "the cut keeps no whole line"
+        );
+        std::fs::write(&all[&index], &bytes[..len]).unwrap();
+        bytes[..len].to_vec()
+    };
+    let left = [(0, cut(0, 0)), (3, cut(3, 100))];
+    let mut args = words(&["--resume"]);
+    args.extend(resume_args());
+    assert_eq!(tournament(tmp.path(), "t", &args), uninterrupted_json());
+    for (index, bytes) in left {
+        let path = &records(&out)[&index];
+        let aside = path.with_extension("jsonl.interrupted");
+        assert_eq!(
+            std::fs::read(&aside).unwrap(),
+            bytes,
+            "game {index} not kept aside as it was"
+        );
+        assert!(is_finished(path), "game {index} was not played again");
+    }
+}
+
 #[test]
 fn an_existing_out_needs_resume_with_the_same_arguments() {
     let tmp = tempfile::tempdir().unwrap();

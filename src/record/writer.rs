@@ -53,36 +53,6 @@ pub fn write_whole(
 pub struct RecordWriter<W: Write> {
     out: W,
     prev: String,
-    /// A sync started by [`RecordWriter::sync_beside`] and not yet waited for.
-    pending: Option<PendingSync>,
-}
-
-/// A sync running on a kept thread ([`crate::beside`]); waited for before the next
-/// sync of the same record, and when dropped, so no record is closed before it is
-/// on the disk.
-#[derive(Debug)]
-struct PendingSync(Option<crate::beside::Job<io::Result<()>>>);
-
-impl PendingSync {
-    /// Waits for the sync; its error, if it failed. A sync thread that panicked
-    /// counts as a failed sync.
-    fn wait(mut self) -> io::Result<()> {
-        let Some(sync) = self.0.take() else { return Ok(()) };
-        sync.join()
-            .unwrap_or_else(|_| Err(io::Error::other("the record's sync thread panicked")))
-    }
-}
-
-impl Drop for PendingSync {
-    fn drop(&mut self) {
-        // Reached when a game ends before its result (an error, an interrupt): the
-        // header stays for `--resume`, so a failed sync of it is said, not dropped.
-        if let Some(sync) = self.0.take() {
-            if let Ok(Err(e)) = sync.join() {
-                eprintln!("warning: the record's header may not be on the disk: {e}");
-            }
-        }
-    }
 }
 
 /// When record lines reach the disk, not just the operating system.
@@ -90,9 +60,9 @@ impl Drop for PendingSync {
 pub enum Durability {
     /// fsync after every line: survives a power cut mid-game, costs a disk sync per action.
     Line,
-    /// fsync after the header and the result (lines are still flushed one by one, so
-    /// a crash of the referee loses nothing; an operating-system crash may lose the
-    /// lines since the header).
+    /// fsync after the result: a finished game survives a power cut (lines are still
+    /// flushed one by one, so a crash of the referee loses nothing; an
+    /// operating-system crash may lose the game in progress).
     Game,
     /// Never fsync (flush only).
     Never,
@@ -133,37 +103,12 @@ impl RecordWriter<File> {
         Ok(RecordWriter {
             out: file,
             prev: replay.last_hash.clone(),
-            pending: None,
         })
     }
 
-    /// Forces what was written to the disk (after any sync started beside the match).
+    /// Forces what was written to the disk.
     pub fn sync(&mut self) -> io::Result<()> {
-        if let Some(pending) = self.pending.take() {
-            pending.wait()?;
-        }
         self.out.sync_data()
-    }
-
-    /// Starts forcing what was written to the disk on a kept thread, and returns
-    /// at once: the next [`RecordWriter::sync`] waits for it first (and reports its
-    /// error), and so does dropping the writer. A header's sync so runs beside the
-    /// game instead of before it: on a virtual disk one `fdatasync` takes from half a
-    /// millisecond to several, as long as a short game's every other fixed cost.
-    pub fn sync_beside(&mut self) -> io::Result<()> {
-        if let Some(pending) = self.pending.take() {
-            pending.wait()?;
-        }
-        let file = self.out.try_clone()?;
-        // A thread per sync at a time, not one for all: concurrent syncs of several
-        // games are merged into one journal commit by the file system, where one
-        // thread would queue them.
-        let spawned = crate::beside::run(move || file.sync_data());
-        match spawned {
-            Ok(sync) => self.pending = Some(PendingSync(Some(sync))),
-            Err(_) => self.out.sync_data()?,
-        }
-        Ok(())
     }
 }
 
@@ -173,7 +118,6 @@ impl<W: Write> RecordWriter<W> {
         RecordWriter {
             out,
             prev: GENESIS.to_string(),
-            pending: None,
         }
     }
 
@@ -209,25 +153,5 @@ impl<W: Write> RecordWriter<W> {
     /// The sink, e.g. to sync a file after the last line.
     pub fn into_inner(self) -> W {
         self.out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A writer on a file that cannot be synced (a device: `fdatasync` says EINVAL).
-    fn unsyncable() -> RecordWriter<File> {
-        let file = File::options().write(true).open("/dev/null").expect("/dev/null");
-        assert!(file.sync_data().is_err(), "a device cannot be synced");
-        RecordWriter::new(file)
-    }
-
-    #[test]
-    fn a_sync_beside_reports_its_failure_at_the_next_sync() {
-        let mut w = unsyncable();
-        w.sync_beside().expect("started, not waited for");
-        let err = w.sync().expect_err("the failed sync is reported");
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
     }
 }

@@ -105,10 +105,8 @@ impl Match<'_> {
         forfeits
     }
 
-    /// Writes the header of a new record, with the names the agents gave, and starts
-    /// forcing it to disk unless told never to; a resumed record has its header
-    /// already.
-    /// Returns the seats of the header.
+    /// Writes the header of a new record, with the names the agents gave; a resumed
+    /// record has its header already. Returns the seats of the header.
     fn header(&mut self) -> std::io::Result<Vec<SeatEntry>> {
         let config = self.config;
         let seats: Vec<SeatEntry> = match &self.resumed {
@@ -136,13 +134,6 @@ impl Match<'_> {
             }
         };
         stop_if_interrupted()?;
-        if self.resumed.is_none() && config.durability != Durability::Never {
-            // Beside the game: the result's sync waits for it (`RecordWriter::sync`).
-            self.record
-                .as_mut()
-                .expect("the header is written")
-                .sync_beside()?;
-        }
         Ok(seats)
     }
 

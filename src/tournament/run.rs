@@ -205,6 +205,11 @@ fn resume<'s>(
     for game in mine {
         if present.contains(&game.index) {
             let path = record_path(&opts.out, game.index);
+            if !holds_a_line(&path)? {
+                unfinished.push(path);
+                queue.push_back(*game);
+                continue;
+            }
             match read_result(def, schedule, &path, game)? {
                 Some(r) => {
                     results.push(r);
@@ -220,6 +225,20 @@ fn resume<'s>(
         set_aside(&path, "interrupted")?;
     }
     Ok((results, queue))
+}
+
+/// Whether the record at `path` holds a whole line. With `--fsync game` a record is
+/// forced to the disk once its game is decided, so after an operating-system crash
+/// the record of a game then in progress may be empty, or hold only part of its
+/// header: nothing of it was played for good, and its game is played again.
+fn holds_a_line(path: &Path) -> Result<bool, TournamentError> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(io_err(path))?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(file)
+        .read_until(b'\n', &mut first)
+        .map_err(io_err(path))?;
+    Ok(first.ends_with(b"\n"))
 }
 
 /// Moves a record to `<name>.jsonl.<why>` (or `.<why>.K`, so that a game set
