@@ -258,7 +258,10 @@ struct Plan {
 /// this thread meanwhile, so no handler of the referee's runs in the child before
 /// it has reset them.
 fn clone_vfork(plan: &Plan) -> io::Result<i32> {
-    let stack = Stack::new()?;
+    let stack = match SPARE_STACK.take() {
+        Some(stack) => stack,
+        None => Stack::new()?,
+    };
     // The stack grows down from its end, which must be 16-byte aligned.
     let top = stack.top() & !15;
     // Every signal, glibc's own two included (its `pthread_sigmask` leaves those
@@ -282,7 +285,10 @@ fn clone_vfork(plan: &Plan) -> io::Result<i32> {
     let error = io::Error::last_os_error();
     // SAFETY: restores the mask saved above.
     unsafe { set_mask(&old, &mut 0) };
-    drop(stack);
+    // Kept for this thread's next start: the child is done with it (it has called
+    // `exec` or exited), and unmapping it made every CPU that runs a thread of the
+    // referee flush its address translations.
+    SPARE_STACK.set(Some(stack));
     if pid < 0 {
         return Err(error);
     }
@@ -301,6 +307,12 @@ unsafe fn set_mask(new: &u64, old: &mut u64) {
         old as *mut u64,
         8,
     );
+}
+
+thread_local! {
+    /// The stack of this thread's last child, for its next one: a thread starts its
+    /// children one at a time, each done with the stack once `clone` returns.
+    static SPARE_STACK: std::cell::Cell<Option<Stack>> = const { std::cell::Cell::new(None) };
 }
 
 /// The child's stack: mapped on its own with an unmapped page below it, so that
