@@ -48,7 +48,10 @@ pub enum BuiltinAgent {
 /// the referee going away, not an error.
 pub fn run(which: BuiltinAgent) -> Result<u8, Failure> {
     let stdin = io::stdin().lock();
-    let stdout = io::stdout().lock();
+    // Buffered whole, not by line: the agent flushes after each line it reads, so an
+    // answer of several lines (`id`…`protocolok`) reaches the referee in one write
+    // and wakes it once.
+    let stdout = io::BufWriter::new(io::stdout().lock());
     let played = match which {
         BuiltinAgent::Random { seed } => crate::builtin::run(Strategy::Random, seed, 0, stdin, stdout),
         BuiltinAgent::Greedy { seed } => crate::builtin::run(Strategy::Greedy, seed, 0, stdin, stdout),
