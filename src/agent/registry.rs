@@ -100,8 +100,12 @@ pub fn kill_all_agents() {
 /// at just before it is killed is still the unreaped child the listing found.
 pub(crate) fn kill_escaped_children() -> Vec<i32> {
     let candidates = {
+        // The agents listed (each leads its registered group) are not read: a stop
+        // in a match played on the main thread lists every other agent of it.
+        let agents = live_groups().clone();
         let _orphans = orphans_held();
-        orphaned_among(children_of_main_thread().unwrap_or_else(every_process))
+        let listed = children_of_main_thread().unwrap_or_else(every_process);
+        orphaned_among(listed.into_iter().filter(|pid| !agents.contains(pid)))
     };
     if candidates.is_empty() {
         return Vec::new();
@@ -135,7 +139,7 @@ fn own_pid() -> i32 {
 
 /// Those of `pids` that are children of this process outside its own process
 /// group, as (pid, group).
-fn orphaned_among(pids: Vec<i32>) -> Vec<(i32, i32)> {
+fn orphaned_among(pids: impl IntoIterator<Item = i32>) -> Vec<(i32, i32)> {
     let me = own_pid();
     let own_group = nix::unistd::getpgrp().as_raw();
     let mut stat = StatReader::new();
