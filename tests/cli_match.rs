@@ -1323,3 +1323,68 @@ fn built_in_agents_play_whatever_files_the_working_directory_holds() {
         assert_verifies(&record);
     }
 }
+
+/// protocol.md §1.3: after `protocolok` a fresh agent is sent its options, `newgame`
+/// and one `isready`, and answers one `readyok` before its first view.
+#[test]
+fn a_fresh_agent_hears_its_options_newgame_and_one_isready_after_protocolok() {
+    let dir = TempDir::new().unwrap();
+    let args = strings(&[
+        "--game",
+        "telka",
+        "--fill",
+        "random",
+        "-o",
+        "max-plies=4",
+        "--setoption",
+        "1:Hash=1",
+        "--log-dir",
+        "logs",
+    ]);
+    play(dir.path(), "r.jsonl", &args);
+    let transcript = std::fs::read_to_string(dir.path().join("logs/seat1.transcript")).unwrap();
+    let start: Vec<&str> = transcript
+        .lines()
+        .take_while(|l| !l.starts_with("> view"))
+        .collect();
+    assert_eq!(
+        start,
+        [
+            "> protocol 1",
+            "< id name random",
+            "< id author the referee authors",
+            "< protocolok",
+            "> setoption name Hash value 1",
+            "> newgame game telka seat 1 seats 2 options colors-per-player=1 max-plies=4 players=2",
+            "> isready",
+            "< readyok",
+        ]
+    );
+}
+
+/// What an operating-system crash can leave of a game in progress under `--fsync
+/// game` (README, Durability): an empty record, or part of its header. `--resume`
+/// refuses both with one line and exit 2, and leaves the file as it was.
+#[test]
+fn resume_refuses_a_record_left_empty_or_cut_inside_its_header() {
+    let dir = TempDir::new().unwrap();
+    let (record, _) = play(
+        dir.path(),
+        "whole.jsonl",
+        &strings(&["--game", "telka", "--fill", "random", "-o", "max-plies=4"]),
+    );
+    let header = std::fs::read(&record).unwrap();
+    for (name, bytes) in [("empty.jsonl", &header[..0]), ("cut.jsonl", &header[..100])] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = referee_in(dir.path())
+            .args(["match", "--resume", name])
+            .output()
+            .expect("run referee match --resume");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let stderr = text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains("empty record"), "{name}: {stderr}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name} was changed");
+    }
+}

@@ -258,9 +258,10 @@ struct Plan {
 /// this thread meanwhile, so no handler of the referee's runs in the child before
 /// it has reset them.
 fn clone_vfork(plan: &Plan) -> io::Result<i32> {
-    let stack = match SPARE_STACK.take() {
-        Some(stack) => stack,
-        None => Stack::new()?,
+    // A thread whose locals are being torn down maps a stack of its own.
+    let stack = match SPARE_STACK.try_with(std::cell::Cell::take) {
+        Ok(Some(stack)) => stack,
+        _ => Stack::new()?,
     };
     // The stack grows down from its end, which must be 16-byte aligned.
     let top = stack.top() & !15;
@@ -288,7 +289,7 @@ fn clone_vfork(plan: &Plan) -> io::Result<i32> {
     // Kept for this thread's next start: the child is done with it (it has called
     // `exec` or exited), and unmapping it made every CPU that runs a thread of the
     // referee flush its address translations.
-    SPARE_STACK.set(Some(stack));
+    let _ = SPARE_STACK.try_with(|spare| spare.set(Some(stack)));
     if pid < 0 {
         return Err(error);
     }

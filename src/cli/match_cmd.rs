@@ -31,8 +31,8 @@ pub struct MatchArgs {
     /// someone else could name any command.
     #[arg(long, requires = "resume")]
     trust_record_commands: bool,
-    /// When record lines are forced to disk: after every line, after the header and
-    /// the result, or never (lines are always flushed as they are written).
+    /// When record lines are forced to disk: after every line, after the result, or
+    /// never (lines are always flushed as they are written).
     #[arg(long, value_enum, default_value = "game")]
     fsync: Durability,
     /// Game option KEY=VALUE, repeatable (e.g. -o players=4).

@@ -71,7 +71,8 @@ pub enum Durability {
 impl RecordWriter<File> {
     /// Creates a new record holding `first` (its header), atomically: the line is
     /// written to a hidden file beside it, which is then linked to `path`, so a crash
-    /// leaves either no record or one with a whole header, never an empty file. An
+    /// of the referee leaves either no record or one with a whole header, never an
+    /// empty file (an operating-system crash may: see `Durability::Game`). An
     /// existing file is never overwritten.
     pub fn start(path: &Path, first: &Line) -> io::Result<RecordWriter<File>> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -1,6 +1,6 @@
 //! The match in progress: [`Match`] is the only place where the game and the agents
-//! meet. It runs a match step by step (the handshake, the header, the new game, the
-//! opening, the catch-up of a resumed game, the turns, the finish) and records every
+//! meet. It runs a match step by step (the handshake up to `newgame`'s `readyok`, the
+//! header, the opening, the catch-up of a resumed game, the turns, the finish) and records every
 //! accepted action and forfeit as it happens. Its own room because it is the loop
 //! itself; `mod.rs` sets it up and reports how it ended.
 

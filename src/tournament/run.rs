@@ -15,14 +15,14 @@ use std::time::Duration;
 
 use super::engines::{Engines, Restart};
 use super::game::{play_one, GamePlayed};
-use super::results::{read_result, record_path, scan_records, GameResult};
+use super::results::{read_result, record_path, scan_records, GameResult, RecordProblem};
 use super::schedule::{Scheduled, Shard};
 use super::shared::{check_definition, SharedDir};
 use super::stats::Sprt;
 use super::tally::{FirstGames, LiveSummary, Tally};
 use super::{io_err, Definition, TournamentError};
 use crate::agent::{affinity, Isolation, Limits};
-use crate::record::{Durability, SecretKey};
+use crate::record::{Durability, RecordError, SecretKey};
 
 /// How one run of a tournament is carried out (not part of its definition).
 #[derive(Clone, Debug)]
@@ -233,11 +233,17 @@ fn resume<'s>(
 /// header: nothing of it was played for good, and its game is played again.
 fn holds_a_line(path: &Path) -> Result<bool, TournamentError> {
     use std::io::BufRead;
-    let file = std::fs::File::open(path).map_err(io_err(path))?;
     let mut first = Vec::new();
-    std::io::BufReader::new(file)
-        .read_until(b'\n', &mut first)
-        .map_err(io_err(path))?;
+    let read = std::fs::File::open(path)
+        .and_then(|file| std::io::BufReader::new(file).read_until(b'\n', &mut first));
+    // Unreadable as `read_result` would say it.
+    read.map_err(|e| TournamentError::Record {
+        path: path.to_path_buf(),
+        problem: RecordProblem::Unreadable(RecordError {
+            line: 0,
+            message: e.to_string(),
+        }),
+    })?;
     Ok(first.ends_with(b"\n"))
 }
 
