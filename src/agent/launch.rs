@@ -14,7 +14,7 @@
 
 use std::ffi::{c_int, c_void, CString, OsStr, OsString};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -39,6 +39,7 @@ pub(crate) struct Command {
     cwd: Option<PathBuf>,
     limits: Limits,
     die_with: Option<i32>,
+    discard_stderr: bool,
 }
 
 impl Command {
@@ -52,6 +53,7 @@ impl Command {
             cwd: None,
             limits: Limits::default(),
             die_with: None,
+            discard_stderr: false,
         }
     }
 
@@ -86,8 +88,16 @@ impl Command {
         self
     }
 
+    /// Sends the child's stderr to `/dev/null` instead of a pipe, when nobody reads
+    /// it: a pipe would need a thread draining it for the child's whole life.
+    pub(crate) fn discard_stderr(&mut self) -> &mut Command {
+        self.discard_stderr = true;
+        self
+    }
+
     /// Starts the child in a process group of its own, its three standard streams
-    /// piped to the returned [`Child`]. Fails as an `exec` would when the program
+    /// piped to the returned [`Child`] (stderr to `/dev/null` instead, if so told and
+    /// it can be opened; then [`Child::stderr`] is `None`). Fails as an `exec` would when the program
     /// cannot be found or run.
     pub(crate) fn spawn(&self) -> io::Result<Child> {
         let candidates = self.candidates()?;
@@ -105,7 +115,13 @@ impl Command {
             .transpose()?;
         let (stdin_r, stdin_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
         let (stdout_r, stdout_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
-        let (stderr_r, stderr_w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+        let (stderr_r, stderr_w) = match dev_null().filter(|_| self.discard_stderr) {
+            Some(null) => (None, Stderr::Null(null)),
+            None => {
+                let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+                (Some(r), Stderr::Pipe(w))
+            }
+        };
         let argv_ptrs = pointers(&argv);
         let envp_ptrs = pointers(&envp);
         let candidate_ptrs = pointers(&candidates);
@@ -120,7 +136,7 @@ impl Command {
             argv: argv_ptrs.as_ptr(),
             envp: envp_ptrs.as_ptr(),
             cwd: cwd.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()),
-            stdio: [stdin_r.as_raw_fd(), stdout_w.as_raw_fd(), stderr_w.as_raw_fd()],
+            stdio: [stdin_r.as_raw_fd(), stdout_w.as_raw_fd(), stderr_w.raw()],
             limits: self.limits,
             die_with: self.die_with,
             error: AtomicI32::new(0),
@@ -134,7 +150,7 @@ impl Command {
             status: None,
             stdin: Some(ChildStdin::from(stdin_w)),
             stdout: Some(ChildStdout::from(stdout_r)),
-            stderr: Some(ChildStderr::from(stderr_r)),
+            stderr: stderr_r.map(ChildStderr::from),
         };
         if error != 0 {
             // The child exited without running the program: reap it, report why.
@@ -230,6 +246,36 @@ impl Child {
             }
         }
     }
+}
+
+/// The child's end of its stderr: a pipe's write end, or the process's `/dev/null`.
+enum Stderr {
+    Pipe(OwnedFd),
+    Null(BorrowedFd<'static>),
+}
+
+impl Stderr {
+    fn raw(&self) -> c_int {
+        match self {
+            Stderr::Pipe(fd) => fd.as_raw_fd(),
+            Stderr::Null(fd) => fd.as_raw_fd(),
+        }
+    }
+}
+
+/// `/dev/null` open for writing, once per process (close-on-exec: a child gets it
+/// only as the stream it is put on); `None` where it cannot be opened.
+fn dev_null() -> Option<BorrowedFd<'static>> {
+    static NULL: std::sync::OnceLock<Option<OwnedFd>> = std::sync::OnceLock::new();
+    NULL.get_or_init(|| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .ok()
+            .map(OwnedFd::from)
+    })
+    .as_ref()
+    .map(|fd| fd.as_fd())
 }
 
 /// What the child needs, prepared by the parent: the child may only read it (and
@@ -563,6 +609,20 @@ mod tests {
         // PATH and FOO, and what sh sets itself (PWD, maybe SHLVL and _): no more.
         let count: usize = count.trim().parse().unwrap();
         assert!((2..=5).contains(&count), "{text}");
+    }
+
+    #[test]
+    fn a_stderr_nobody_reads_is_dev_null_and_a_logged_one_a_pipe() {
+        // Several megabytes: a pipe nobody drained would stop the child at 64 KiB.
+        let script = "readlink /proc/self/fd/2; head -c 4000000 /dev/zero >&2; echo done";
+        let mut discarded = command("sh", &["-c", script]);
+        discarded.discard_stderr();
+        let child = spawn(&mut discarded).unwrap();
+        assert!(child.stderr.is_none(), "no pipe is made for it");
+        assert_eq!(output(child), "/dev/null\ndone\n");
+        let mut piped = spawn(&mut command("sh", &["-c", "readlink /proc/self/fd/2"])).unwrap();
+        assert!(piped.stderr.take().is_some());
+        assert!(output(piped).starts_with("pipe:"));
     }
 
     #[test]

@@ -118,6 +118,10 @@ impl AgentProcess {
         };
 
         let mut command = command_for(spec, &argv)?;
+        if log.is_none() {
+            // Nobody reads it: no pipe, and no thread to drain one.
+            command.discard_stderr();
+        }
         become_subreaper();
         seal_inherited_fds();
         let child = spawn_registered(&mut command).map_err(|source| AgentError::Spawn {
@@ -128,7 +132,8 @@ impl AgentProcess {
     }
 
     /// Takes over a just-spawned `child`: its pipes made ready (stdin non-blocking,
-    /// stdout read in bounded lines) and a thread draining its stderr into `log`.
+    /// stdout read in bounded lines) and, if its stderr is piped, a thread draining
+    /// it into `log`.
     fn connect(
         mut child: Child,
         spec: &AgentSpec,
