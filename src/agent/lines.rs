@@ -288,7 +288,9 @@ mod tests {
     #[test]
     fn a_fill_gets_past_a_line_of_max_line_bytes() {
         use std::io::Write;
-        let (read, write) = nix::unistd::pipe().unwrap();
+        // Close-on-exec, as the referee's own pipes are: a child another test
+        // starts meanwhile must not keep the write end open, or the end never comes.
+        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).unwrap();
         // Room for all of it, so the test does not depend on the writer's timing.
         fcntl(write.as_raw_fd(), FcntlArg::F_SETPIPE_SZ(1 << 20)).unwrap();
         let mut data = vec![b'x'; MAX_LINE];
