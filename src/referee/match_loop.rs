@@ -98,7 +98,7 @@ impl Match<'_> {
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut forfeits, |s, _| s.await_protocolok(deadline));
         self.each_agent(&mut forfeits, |s, i| {
-            s.send_new_game(Some(&config.agents[i].options), config.game, seat_count, &options)
+            s.send_new_game(&config.agents[i].options, config.game, seat_count, &options)
         });
         let deadline = Instant::now() + config.startup;
         self.each_agent(&mut forfeits, |s, _| s.await_readyok(deadline));

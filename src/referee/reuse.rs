@@ -213,8 +213,7 @@ pub(super) fn renew(
         if let Some(seed) = p.reseed.take() {
             told.push((crate::builtin::SEED_OPTION.to_string(), seed.to_string()));
         }
-        let changed = (!told.is_empty()).then_some(told.as_slice());
-        if let Err(f) = s.send_new_game(changed, id, seats, options) {
+        if let Err(f) = s.send_new_game(&told, id, seats, options) {
             forfeits.push((s.seat(), f));
         }
     }

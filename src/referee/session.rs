@@ -219,18 +219,18 @@ impl AgentSession {
         })
     }
 
-    /// Starts the agent's game: its `setoption`s (`options`, when there are any to
-    /// tell), then `newgame` with its seat and `isready`, in one write. A fresh agent
-    /// gets it after `protocolok`, a kept one instead of the handshake.
+    /// Starts the agent's game: a `setoption` for each of `options` (those to tell:
+    /// none for a kept agent whose options did not change), then `newgame` with its
+    /// seat and `isready`, in one write. A fresh agent gets it after `protocolok`, a
+    /// kept one instead of the handshake.
     pub fn send_new_game(
         &mut self,
-        options: Option<&[(String, String)]>,
+        options: &[(String, String)],
         game: GameId,
         seats: usize,
         game_options: &Options,
     ) -> Result<(), Forfeit> {
         let set = options
-            .unwrap_or_default()
             .iter()
             .map(|(name, value)| ToAgent::SetOption { name, value });
         let new_game = ToAgent::NewGame {
