@@ -289,7 +289,7 @@ mod tests {
     fn a_fill_gets_past_a_line_of_max_line_bytes() {
         use std::io::Write;
         // Close-on-exec, as the referee's own pipes are: a child another test
-        // starts meanwhile must not keep the write end open, or the end never comes.
+        // starts meanwhile must not keep the write end open past its `exec`.
         let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC).unwrap();
         // Room for all of it, so the test does not depend on the writer's timing.
         fcntl(write.as_raw_fd(), FcntlArg::F_SETPIPE_SZ(1 << 20)).unwrap();
@@ -300,7 +300,9 @@ mod tests {
         output.fill();
         assert_eq!(output.take(), Some(line(&"x".repeat(MAX_LINE))));
         assert_eq!(output.take(), Some(line("after")));
-        // The write end is closed: the end follows.
+        // The write end is closed: the end follows, once a child another test is
+        // starting meanwhile has dropped its copy at its `exec` (bounded for a hang).
+        assert!(output.wait(Duration::from_secs(60)), "the end came");
         output.fill();
         assert_eq!(output.take(), Some(Received::Closed));
     }
