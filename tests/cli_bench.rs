@@ -197,6 +197,20 @@ fn check_fixed_costs(fixed: &Value) {
     for line in lines.iter().filter(|l| l["agents"] == "fresh, sandboxed") {
         check_own(line, true);
     }
+    // With two seats, fresh agents again with no sync of the record, so that what
+    // the sync costs a game shows; none with more seats.
+    for line in lines.iter().filter(|l| l["agents"] == "fresh, no sync") {
+        assert_eq!(line["seats"], 2, "{line}");
+        check_own(line, true);
+    }
+    for game in ["telka players=2", "multichess players=2"] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["game"] == game && l["agents"] == "fresh, no sync"),
+            "no {game} line with no sync in {fixed}"
+        );
+    }
     let seats = fixed["seats"].as_array().expect("seat costs");
     for (game, from, to) in [("telka", 2, 4), ("multichess", 2, 8)] {
         for agents in ["fresh", "kept"] {

@@ -4,7 +4,8 @@
 //! (agents started, handshakes, the record opened and closed, the agents stopped);
 //! the slope is what each ply adds. Measured with agents started fresh for every
 //! game, with agents kept between games (engine reuse), and, where there is one,
-//! with the sandbox.
+//! with the sandbox; with two seats, also with fresh agents and the record not synced
+//! after the result, which shows what the default `--fsync game` costs a game.
 //!
 //! The replay agent reads its record without verifying it, so its start-up is a parse
 //! of the file: proportional to the record, it falls into the slope, not the
@@ -27,6 +28,7 @@ use super::cpus::process_cpu_time;
 use super::{bench_config, median_by, plain, Workload};
 use crate::agent::{AgentSpec, Isolation, Sandbox};
 use crate::game::{GameId, Options};
+use crate::record::Durability;
 use crate::referee::{play_match, play_match_keeping, AgentCwd, KeptAgent, MatchConfig};
 
 /// The configurations whose fixed cost is measured: two seat counts of each game,
@@ -40,6 +42,9 @@ fn configurations() -> Vec<(GameId, &'static str)> {
     ]
 }
 
+/// The agent mode of the line whose records are not synced after the result.
+const NO_SYNC: &str = "fresh, no sync";
+
 /// One line fitted to whole matches of one configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct FixedCost {
@@ -48,7 +53,8 @@ pub struct FixedCost {
     /// Seats (one agent each).
     pub seats: usize,
     /// How the agents ran: `fresh` (started for each game), `kept` (reused from the
-    /// game before), or `fresh, sandboxed`.
+    /// game before), `fresh, sandboxed`, or `fresh, no sync` (fresh, the record not
+    /// synced after the result: `--fsync never`).
     pub agents: String,
     /// Per recorded game: plies, the medians of wall and of referee CPU per match,
     /// then those of each match less the agents alone timed just after it, µs (the
@@ -130,18 +136,25 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
         let seats = game.create(&options, None).map_or(2, |g| g.seat_count());
         let records = record_lengths(exe, dir, game, &options, seats, work)?;
         let label = format!("{game} {given}");
-        let fresh = |isolation: &Isolation| {
+        let fresh = |isolation: &Isolation, durability: Durability| {
             let configs: Vec<(u32, MatchConfig)> = records
                 .iter()
                 .map(|(plies, options, record)| {
-                    let config = replay_config(exe, dir, game, options, seats, record, isolation);
+                    let mut config = replay_config(exe, dir, game, options, seats, record, isolation);
+                    config.durability = durability;
                     (*plies, config)
                 })
                 .collect();
             fresh_points(&configs, isolation, work.fixed_runs)
         };
-        let (points, alone) = fresh(&plain())?;
+        let (points, alone) = fresh(&plain(), Durability::Game)?;
         lines.push(fit(&label, seats, "fresh", points, Some(alone)));
+        if seats == 2 {
+            // The same games with no sync of the record after the result: what the
+            // default `--fsync game` costs a game on the disk the bench writes to.
+            let (points, alone) = fresh(&plain(), Durability::Never)?;
+            lines.push(fit(&label, seats, NO_SYNC, points, Some(alone)));
+        }
         let kept = records
             .iter()
             .map(|(plies, options, record)| {
@@ -151,7 +164,7 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
             .collect::<std::io::Result<Vec<_>>>()?;
         lines.push(fit(&label, seats, "kept", kept, None));
         if let Some(sandbox) = sandboxed.as_ref().filter(|_| seats == 2) {
-            let (points, alone) = fresh(sandbox)?;
+            let (points, alone) = fresh(sandbox, Durability::Game)?;
             lines.push(fit(&label, seats, "fresh, sandboxed", points, Some(alone)));
         }
     }
@@ -497,7 +510,8 @@ impl FixedCosts {
             "wall/cpu ms: the intercept of whole matches against plies (weighted fit); cpu: every\n",
             "thread of the referee; alone: the same fresh agents started and told quit, no game;\n",
             "own: the intercept of each match less the agents alone timed after it, what the\n",
-            "referee adds\n",
+            "referee adds; fresh, no sync: as fresh, the record not synced after the result\n",
+            "(--fsync never), so fresh less it is what the default --fsync game costs a game\n",
         ));
     }
 }
