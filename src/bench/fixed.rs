@@ -42,9 +42,6 @@ fn configurations() -> Vec<(GameId, &'static str)> {
     ]
 }
 
-/// The agent mode of the line whose records are not synced after the result.
-const NO_SYNC: &str = "fresh, no sync";
-
 /// One line fitted to whole matches of one configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct FixedCost {
@@ -136,24 +133,29 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
         let seats = game.create(&options, None).map_or(2, |g| g.seat_count());
         let records = record_lengths(exe, dir, game, &options, seats, work)?;
         let label = format!("{game} {given}");
-        let fresh = |isolation: &Isolation, durability: Durability| {
+        let fresh = |isolation: &Isolation, durabilities: &[Durability]| {
             let configs: Vec<(u32, MatchConfig)> = records
                 .iter()
                 .map(|(plies, options, record)| {
-                    let mut config = replay_config(exe, dir, game, options, seats, record, isolation);
-                    config.durability = durability;
+                    let config = replay_config(exe, dir, game, options, seats, record, isolation);
                     (*plies, config)
                 })
                 .collect();
-            fresh_points(&configs, isolation, work.fixed_runs)
+            fresh_points(&configs, durabilities, isolation, work.fixed_runs)
         };
-        let (points, alone) = fresh(&plain(), Durability::Game)?;
-        lines.push(fit(&label, seats, "fresh", points, Some(alone)));
-        if seats == 2 {
-            // The same games with no sync of the record after the result: what the
-            // default `--fsync game` costs a game on the disk the bench writes to.
-            let (points, alone) = fresh(&plain(), Durability::Never)?;
-            lines.push(fit(&label, seats, NO_SYNC, points, Some(alone)));
+        // With two seats the same games are also played with no sync of the record
+        // after the result, run by run beside the synced ones so that the machine's
+        // drift falls on both alike: the difference is what the default `--fsync
+        // game` costs a game on the disk the bench writes to. The sync does not
+        // depend on the seats, so one seat count shows it.
+        let durabilities: &[Durability] = if seats == 2 {
+            &[Durability::Game, Durability::Never]
+        } else {
+            &[Durability::Game]
+        };
+        let measured = fresh(&plain(), durabilities)?;
+        for (agents, (points, alone)) in ["fresh", "fresh, no sync"].into_iter().zip(measured) {
+            lines.push(fit(&label, seats, agents, points, Some(alone)));
         }
         let kept = records
             .iter()
@@ -164,7 +166,7 @@ pub fn measure(exe: &str, dir: &Path, work: Workload, only: &[GameId]) -> std::i
             .collect::<std::io::Result<Vec<_>>>()?;
         lines.push(fit(&label, seats, "kept", kept, None));
         if let Some(sandbox) = sandboxed.as_ref().filter(|_| seats == 2) {
-            let (points, alone) = fresh(sandbox, Durability::Game)?;
+            let (points, alone) = fresh(sandbox, &[Durability::Game])?.remove(0);
             lines.push(fit(&label, seats, "fresh, sandboxed", points, Some(alone)));
         }
     }
@@ -200,38 +202,53 @@ fn record_lengths(
     Ok(out)
 }
 
+/// The points of one durability's matches of fresh agents (see
+/// [`FixedCost::points`]) and the medians of the agents alone after them (wall and
+/// CPU, ms).
+type FreshPoints = (Vec<[f64; 5]>, [f64; 2]);
+
 /// The points of matches of fresh agents, one per `(plies, config)`, each of the
 /// medians of `runs` matches (see [`FixedCost::points`]); and the medians of the
-/// agents alone (wall and CPU, ms). The agents alone are the first (shortest)
+/// agents alone (wall and CPU, ms): one such pair per durability of `durabilities`,
+/// whose matches take turns run by run. The agents alone are the first (shortest)
 /// config's (their start is the same, their record's parse the least), timed just
 /// after each match, so that the machine's drift falls on the match and on what is
 /// taken off it alike.
 fn fresh_points(
     configs: &[(u32, MatchConfig)],
+    durabilities: &[Durability],
     isolation: &Isolation,
     runs: usize,
-) -> std::io::Result<(Vec<[f64; 5]>, [f64; 2])> {
-    let mut alone = Vec::new();
-    let mut points = Vec::new();
+) -> std::io::Result<Vec<FreshPoints>> {
+    let mut alone = vec![Vec::new(); durabilities.len()];
+    let mut points = vec![Vec::new(); durabilities.len()];
     for (plies, config) in configs {
-        let mut pairs = Vec::new();
+        let mut pairs = vec![Vec::new(); durabilities.len()];
         for _ in 0..runs.max(1) {
-            let run = timed(|| {
-                play_match(config, &mut |_| {})
-                    .map(|_| ())
-                    .map_err(std::io::Error::other)
-            });
-            // Each match creates its record anew.
-            let _ = std::fs::remove_file(&config.record);
-            let run = run?;
-            let bare = agents_alone(&configs[0].1, isolation)?;
-            alone.push(bare);
-            pairs.push([run[0], run[1], run[0] - bare[0], run[1] - bare[1]]);
+            for (k, &durability) in durabilities.iter().enumerate() {
+                let config = MatchConfig {
+                    durability,
+                    ..config.clone()
+                };
+                let run = timed(|| {
+                    play_match(&config, &mut |_| {})
+                        .map(|_| ())
+                        .map_err(std::io::Error::other)
+                });
+                // Each match creates its record anew.
+                let _ = std::fs::remove_file(&config.record);
+                let run = run?;
+                let bare = agents_alone(&configs[0].1, isolation)?;
+                alone[k].push(bare);
+                pairs[k].push([run[0], run[1], run[0] - bare[0], run[1] - bare[1]]);
+            }
         }
-        let median = |k: usize| median_by(&pairs, |p| p[k]).map_or(0.0, |p| p[k]);
-        points.push([f64::from(*plies), median(0), median(1), median(2), median(3)]);
+        for (k, pairs) in pairs.iter().enumerate() {
+            let median = |j: usize| median_by(pairs, |p| p[j]).map_or(0.0, |p| p[j]);
+            points[k].push([f64::from(*plies), median(0), median(1), median(2), median(3)]);
+        }
     }
-    Ok((points, medians(&alone)))
+    Ok(points.into_iter().zip(alone.iter().map(|a| medians(a))).collect())
 }
 
 /// A match of replay agents playing `record` again, isolated as `isolation` says, each
