@@ -97,8 +97,8 @@ impl Command {
 
     /// Starts the child in a process group of its own, its three standard streams
     /// piped to the returned [`Child`] (stderr to `/dev/null` instead, if so told and
-    /// it can be opened; then [`Child::stderr`] is `None`). Fails as an `exec` would when the program
-    /// cannot be found or run.
+    /// it can be opened; then [`Child::stderr`] is `None`). Fails as an `exec` would
+    /// when the program cannot be found or run.
     pub(crate) fn spawn(&self) -> io::Result<Child> {
         let candidates = self.candidates()?;
         let argv = cstrings(

@@ -1,8 +1,8 @@
 //! The match in progress: [`Match`] is the only place where the game and the agents
-//! meet. It runs a match step by step (the handshake up to `newgame`'s `readyok`, the
-//! header, the opening, the catch-up of a resumed game, the turns, the finish) and records every
-//! accepted action and forfeit as it happens. Its own room because it is the loop
-//! itself; `mod.rs` sets it up and reports how it ended.
+//! meet. It runs a match step by step (the handshake up to `newgame`'s `readyok`,
+//! the header, the opening, the catch-up of a resumed game, the turns, the finish)
+//! and records every accepted action and forfeit as it happens. Its own room
+//! because it is the loop itself; `mod.rs` sets it up and reports how it ended.
 
 use std::time::{Duration, Instant};
 
