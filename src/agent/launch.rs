@@ -40,6 +40,7 @@ pub(crate) struct Command {
     limits: Limits,
     die_with: Option<i32>,
     discard_stderr: bool,
+    inherit: Option<c_int>,
 }
 
 impl Command {
@@ -54,6 +55,7 @@ impl Command {
             limits: Limits::default(),
             die_with: None,
             discard_stderr: false,
+            inherit: None,
         }
     }
 
@@ -85,6 +87,13 @@ impl Command {
     /// to start it if process `referee` is no longer its parent by then.
     pub(crate) fn die_with(&mut self, referee: i32) -> &mut Command {
         self.die_with = Some(referee);
+        self
+    }
+
+    /// Leaves descriptor `fd` open in the child (every other one above stderr is
+    /// closed by its `exec`).
+    pub(crate) fn inherit(&mut self, fd: c_int) -> &mut Command {
+        self.inherit = Some(fd);
         self
     }
 
@@ -139,6 +148,7 @@ impl Command {
             stdio: [stdin_r.as_raw_fd(), stdout_w.as_raw_fd(), stderr_w.raw()],
             limits: self.limits,
             die_with: self.die_with,
+            inherit: self.inherit,
             error: AtomicI32::new(0),
         };
         let pid = clone_vfork(&plan)?;
@@ -294,6 +304,8 @@ struct Plan {
     stdio: [c_int; 3],
     limits: Limits,
     die_with: Option<i32>,
+    /// A descriptor kept open across the `exec`.
+    inherit: Option<c_int>,
     /// The errno of the step that failed, or 0 once the `exec` succeeded (then the
     /// child never writes it).
     error: AtomicI32,
@@ -452,6 +464,11 @@ unsafe fn prepare_and_exec(plan: &Plan) -> c_int {
             libc::dup2(fd, target)
         };
         if done < 0 {
+            return errno();
+        }
+    }
+    if let Some(fd) = plan.inherit {
+        if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
             return errno();
         }
     }

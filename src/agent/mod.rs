@@ -29,8 +29,8 @@ pub use capped_log::{CappedLog, LOG_HEAD, LOG_TAIL};
 pub use process::{AgentProcess, MessageLine};
 pub use registry::{kill_all_agents, process_group_alive};
 pub use sandbox::{
-    detect as detect_sandbox, Bubblewrap, Hidden, Isolation, Sandbox, SandboxMode, SandboxUnavailable,
-    PRIVATE_CWD,
+    detect as detect_sandbox, identity, Bubblewrap, Hidden, HiddenKind, HiddenPath, Isolation, Refusal,
+    Sandbox, SandboxMode, SandboxUnavailable, PRIVATE_CWD, SHM_BYTES, TMPFS_BYTES,
 };
 pub use spin::{available_cpus, shares_cpu_with_agents};
 /// The bench reaps with it the sandboxes it starts without the referee.
@@ -111,13 +111,13 @@ pub enum AgentError {
         /// What the operating system said.
         source: io::Error,
     },
-    /// The command names a path in a directory agents may not see.
-    #[error("agent `{command}` names {}, which lies where agents may not look (the record's directory, the log directory or a tournament's output): keep records and logs apart from bots", path.display())]
-    Hidden {
+    /// The sandbox cannot keep the agent apart (see [`Refusal`]).
+    #[error("agent `{command}` is not started: {reason}")]
+    Refused {
         /// The command line as the user gave it.
         command: String,
-        /// The path.
-        path: PathBuf,
+        /// Why.
+        reason: Refusal,
     },
     /// The command line is empty or its quoting is broken.
     #[error("bad agent command: {0}")]

@@ -92,18 +92,19 @@ pub(super) fn command_for(spec: &AgentSpec, argv: &[String]) -> Result<Command, 
                 command: spec.command.clone(),
                 source,
             })?;
-            if let Some(path) = sandbox.hidden_path(argv) {
-                return Err(AgentError::Hidden {
-                    command: spec.command.clone(),
-                    path,
-                });
-            }
+            sandbox.check(argv).map_err(|reason| AgentError::Refused {
+                command: spec.command.clone(),
+                reason,
+            })?;
             let mut command = Command::new(sandbox.program());
             // The sandbox sets the agent's directory; bubblewrap itself holds none.
             // No `--info-fd` here: with it, a referee killed while bubblewrap was
             // still starting left bubblewraps alive (tests/crash_safety.rs caught 1 to
             // 5 of 30 kills), so an agent's sandbox is reaped by the scan instead.
             command.args(sandbox.argv(argv, path)).current_dir("/");
+            if let Some(fd) = sandbox.inherited_fd() {
+                command.inherit(fd);
+            }
             command
         }
         None => {

@@ -286,6 +286,7 @@ fn run_options(exe: &str, out: &Path, at: At, isolation: &Isolation) -> RunOptio
         log_dir: None,
         play_unready: false,
         sign: None,
+        hidden: Vec::new(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! checked once, here, while clap parses: a bad value is a one-line usage error
 //! (exit 2) before anything starts, whichever command it was given to.
 
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -29,13 +30,38 @@ pub fn agent_command(text: &str) -> Result<String, String> {
     }
 }
 
+/// A `--state` as given: the state string, and the file it was read from (which
+/// agents then may not see).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateArg {
+    /// The state string.
+    pub text: String,
+    /// The file of `@FILE`.
+    pub file: Option<PathBuf>,
+}
+
 /// `--state`: a state string, or `@FILE` for the one in FILE (its first line).
-pub fn state_text(text: &str) -> Result<String, String> {
+pub fn state_text(text: &str) -> Result<StateArg, String> {
     match text.strip_prefix('@') {
         Some(path) => std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {path}: {e}"))
-            .map(|s| s.lines().next().unwrap_or("").trim().to_string()),
-        None => Ok(text.to_string()),
+            .map(|s| StateArg {
+                text: s.lines().next().unwrap_or("").trim().to_string(),
+                file: Some(PathBuf::from(path)),
+            }),
+        None => Ok(StateArg {
+            text: text.to_string(),
+            file: None,
+        }),
+    }
+}
+
+/// A path that exists (`--hide`).
+pub fn existing_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match path.symlink_metadata() {
+        Ok(_) => Ok(path),
+        Err(e) => Err(format!("cannot hide {text}: {e}")),
     }
 }
 
@@ -145,6 +171,11 @@ pub struct AgentArgs {
     /// CPU-time limit per agent process, in seconds (for the whole game).
     #[arg(long, value_name = "SECONDS", value_parser = positive::<u64>)]
     max_cpu: Option<u64>,
+    /// Hide this file or directory from every sandboxed agent, by whatever path a
+    /// bound directory would show it (repeatable). Records, logs, keys, state files
+    /// and a tournament's files are hidden without it.
+    #[arg(long, value_name = "PATH", value_parser = existing_path)]
+    hide: Vec<PathBuf>,
     /// Environment variable for every agent: KEY=VALUE, or KEY to pass the referee's
     /// value; repeatable. Agents get nothing else but PATH.
     #[arg(long = "env", value_name = "KEY[=VALUE]", value_parser = env_var)]
@@ -229,6 +260,11 @@ impl AgentArgs {
                 armed: false,
             },
         ))
+    }
+
+    /// What `--hide` adds to what no agent may see.
+    pub fn hidden(&self) -> Vec<crate::agent::HiddenPath> {
+        self.hide.iter().map(crate::agent::HiddenPath::existing).collect()
     }
 
     /// Whether sandboxed agents keep the network.

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::agent::HiddenPath;
+
 use anyhow::{anyhow, Context};
 use clap::Args;
 
@@ -59,7 +61,7 @@ pub struct MatchArgs {
     /// from FILE (a state with hidden parts on a command line is visible to every
     /// process of the machine).
     #[arg(long, value_name = "STATE|@FILE", value_parser = super::args::state_text)]
-    state: Option<String>,
+    state: Option<super::args::StateArg>,
     /// Record file to create (default: records/<game>-<time>-<seed>.jsonl).
     #[arg(long)]
     record: Option<PathBuf>,
@@ -102,7 +104,7 @@ fn config(args: &MatchArgs) -> Result<(MatchConfig, UnisolatedWarning), Failure>
         None => (
             args.game.expect("clap requires --game without --resume"),
             Options::parse(args.options.iter().map(String::as_str)).map_err(Failure::usage)?,
-            args.state.clone(),
+            args.state.as_ref().map(|s| s.text.clone()),
         ),
     };
     // Creating the game checks options and state before any agent starts.
@@ -148,10 +150,18 @@ fn config(args: &MatchArgs) -> Result<(MatchConfig, UnisolatedWarning), Failure>
         opening: Vec::new(),
         isolation,
         network: args.agent.network(),
-        hidden: Vec::new(),
+        hidden: hidden_paths(args),
         sign: args.sign.as_deref().map(super::pbm::secret_key).transpose()?,
     };
     Ok((config, warning))
+}
+
+/// What agents may not see besides the record and the log directory: the key,
+/// the state file, and `--hide`.
+fn hidden_paths(args: &MatchArgs) -> Vec<HiddenPath> {
+    let state = args.state.as_ref().and_then(|s| s.file.clone());
+    let files = args.sign.iter().cloned().chain(state).map(HiddenPath::file);
+    files.chain(args.agent.hidden()).collect()
 }
 
 /// Each seat's agent: the one given with `--agent` (a `builtin:` name becomes the

@@ -129,6 +129,9 @@ impl Failure {
 
 /// Parses the command line, runs it, and maps the outcome to an exit code.
 pub fn main() -> ExitCode {
+    if let Some(code) = sandbox_shim() {
+        return code;
+    }
     // No process of the same user may open this one's memory or descriptors
     // (/proc/<pid>/fd, /proc/<pid>/mem): the referee holds hidden state and records.
     #[cfg(target_os = "linux")]
@@ -160,6 +163,24 @@ pub fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// `referee __sandbox-exec -- COMMAND…`, the first process of a root referee's
+/// sandbox (`agent::identity`): drops to uid 65534 and runs COMMAND, or says why
+/// not (exit 126, as a shell says a command cannot run). `None` for any other
+/// command line.
+fn sandbox_shim() -> Option<ExitCode> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next()? != crate::agent::identity::SHIM {
+        return None;
+    }
+    let command: Vec<std::ffi::OsString> = args.skip_while(|w| w == "--").collect();
+    let error = crate::agent::identity::exec_as_nobody(&command);
+    eprintln!(
+        "referee: the sandbox cannot run {:?}: {error}",
+        command.first().unwrap_or(&"".into())
+    );
+    Some(ExitCode::from(126))
 }
 
 // `referee agent …` parsed on its own: every fresh seat that a built-in agent plays

@@ -3,6 +3,8 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use crate::agent::HiddenPath;
+
 use anyhow::{anyhow, Context};
 use clap::Args;
 
@@ -398,8 +400,27 @@ fn run_options(args: &TournamentArgs, def: &Definition) -> Result<(RunOptions, U
         log_dir: args.log_dir.clone(),
         play_unready: args.play_unready,
         sign: args.sign.as_deref().map(super::pbm::secret_key).transpose()?,
+        hidden: hidden_paths(args),
     };
     Ok((opts, warning))
+}
+
+/// What agents may not see besides the output directory: the shards' shared
+/// directory, the whole log directory, the key, the agents and openings files, and
+/// `--hide`.
+fn hidden_paths(args: &TournamentArgs) -> Vec<HiddenPath> {
+    let dirs = args
+        .shared
+        .iter()
+        .chain(&args.log_dir)
+        .cloned()
+        .map(HiddenPath::dir);
+    let files = [&args.sign, &args.agents_file, &args.openings]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .map(HiddenPath::file);
+    dirs.chain(files).chain(args.agent.hidden()).collect()
 }
 
 /// Prints the final table (or its JSON) on stdout, and the repeat warning if any;

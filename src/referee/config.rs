@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::agent::{AgentSpec, Hidden, Isolation, Sandbox};
+use crate::agent::{AgentError, AgentSpec, Hidden, HiddenKind, HiddenPath, Isolation, Sandbox};
 use crate::clock::TimeControl;
 use crate::game::{GameId, Options, Seat};
 use crate::record::{Durability, SecretKey};
@@ -68,9 +68,11 @@ pub struct MatchConfig {
     pub network: bool,
     /// The judge's key: the record is signed after its header and after its result.
     pub sign: Option<SecretKey>,
-    /// Directories agents must not see besides the record's and the log directory
-    /// (a tournament's output).
-    pub hidden: Vec<PathBuf>,
+    /// What agents must not see besides the record and the log directory: every
+    /// other path the referee reads or writes for this match (keys, state files, a
+    /// tournament's output and its other files, `--hide`), filled where the path is
+    /// learnt.
+    pub hidden: Vec<HiddenPath>,
 }
 
 impl MatchConfig {
@@ -81,20 +83,22 @@ impl MatchConfig {
     }
 
     /// What no agent of this match may see: the record (with the files beside it
-    /// that belong to it), the log directory, and the configuration's others.
-    /// Directories are made now if missing, so that the sandbox can cover them before
-    /// anything is written there.
+    /// that belong to it), the log directory, and the configuration's others,
+    /// resolved. Directories are made now if missing, so that the sandbox can cover
+    /// them before anything is written there.
     pub(crate) fn prepare_hidden(&self) -> std::io::Result<Hidden> {
-        let mut dirs: Vec<PathBuf> = self.log_dir.iter().cloned().collect();
-        dirs.extend(self.hidden.iter().cloned());
+        let mut list: Vec<HiddenPath> = self.log_dir.iter().map(HiddenPath::dir).collect();
+        list.extend(self.hidden.iter().cloned());
         let record_dir = self.record.parent().filter(|d| !d.as_os_str().is_empty());
-        for dir in dirs.iter().map(PathBuf::as_path).chain(record_dir) {
+        let dirs = list
+            .iter()
+            .filter(|h| h.kind == HiddenKind::Dir)
+            .map(|h| h.path.as_path());
+        for dir in dirs.chain(record_dir) {
             std::fs::create_dir_all(dir)?;
         }
-        Ok(Hidden {
-            dirs,
-            records: vec![self.record.clone()],
-        })
+        list.push(HiddenPath::record(&self.record));
+        Ok(Hidden::resolve(&list))
     }
 }
 
@@ -166,12 +170,17 @@ fn is_own_executable(program: &Path) -> bool {
 
 /// Prepares where seat `seat`'s agent runs: its sandbox, if agents are isolated, and
 /// its working directory. Returns its private directory, to give back after the
-/// match, if it has one.
+/// match, if it has one. A sandbox that cannot keep the agent apart (from what no
+/// agent may see, or from another seat's files) refuses it.
 pub(super) fn place_agent(
     spec: &mut AgentSpec,
     config: &MatchConfig,
     seat: Seat,
-) -> std::io::Result<Option<super::scratch::PrivateDir>> {
+) -> Result<Option<super::scratch::PrivateDir>, AgentError> {
+    let io_err = |source| AgentError::WorkingDir {
+        path: std::env::temp_dir(),
+        source,
+    };
     // An agent that names its own directory (a tournament entrant's `dir=`) keeps it.
     let agent_cwd = match spec.working_dir.take() {
         Some(dir) => AgentCwd::Dir(dir),
@@ -182,15 +191,17 @@ pub(super) fn place_agent(
         spec.command = absolutize(&spec.command);
         let cwd = match &agent_cwd {
             AgentCwd::Private => None,
-            AgentCwd::Inherit => Some(std::env::current_dir()?),
+            AgentCwd::Inherit => Some(std::env::current_dir().map_err(io_err)?),
             AgentCwd::Dir(dir) => Some(dir.clone()),
         };
-        spec.sandbox = Some(Sandbox::new(
+        let sandbox = Sandbox::new(
             bubblewrap.clone(),
-            config.prepare_hidden()?,
+            config.prepare_hidden().map_err(io_err)?,
             config.network,
             cwd,
-        ));
+        );
+        check_apart(&sandbox, spec, config, seat)?;
+        spec.sandbox = Some(sandbox);
         return Ok(None);
     }
     match &agent_cwd {
@@ -200,12 +211,42 @@ pub(super) fn place_agent(
             Ok(None)
         }
         AgentCwd::Private => {
-            let dir = super::scratch::take(seat)?;
+            let dir = super::scratch::take(seat).map_err(io_err)?;
             spec.command = absolutize(&spec.command);
             spec.working_dir = Some(dir.path().to_path_buf());
             Ok(Some(dir))
         }
     }
+}
+
+/// Refuses seat `seat`'s sandbox when its directory shows a file that another
+/// seat's command names (two entrants in one folder).
+fn check_apart(
+    sandbox: &Sandbox,
+    spec: &AgentSpec,
+    config: &MatchConfig,
+    seat: Seat,
+) -> Result<(), AgentError> {
+    let words = |command: &str| shell_words::split(&absolutize(command)).unwrap_or_default();
+    let own = words(&spec.command);
+    // A built-in agent is the referee's own code: it looks at nothing but its game.
+    if own
+        .first()
+        .is_some_and(|program| is_own_executable(Path::new(program)))
+    {
+        return Ok(());
+    }
+    for (i, other) in config.agents.iter().enumerate() {
+        if i != seat.index() {
+            sandbox
+                .check_apart(&own, &words(&other.spec.command))
+                .map_err(|reason| AgentError::Refused {
+                    command: spec.command.clone(),
+                    reason,
+                })?;
+        }
+    }
+    Ok(())
 }
 
 /// The default record path: `records/<game>-<unix seconds>-<seed>.jsonl`.

@@ -4,14 +4,13 @@
 //! because it is the only way an agent process outlives a match; protocol.md §1.3
 //! says what such an agent is told.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::config::place_agent;
 use super::scratch::PrivateDir;
 use super::session::{AgentSession, Forfeit};
 use super::{MatchConfig, MatchError, SeatAgent};
-use crate::agent::{AgentError, AgentSpec, Hidden, Isolation, Stopped};
+use crate::agent::{AgentSpec, Hidden, Isolation, Stopped};
 use crate::game::{GameId, Options, Seat};
 
 /// Where an agent runs, as decided when it was started: what a later match must
@@ -81,19 +80,10 @@ pub(super) fn start_fresh(
 ) -> Result<(AgentSession, Place), MatchError> {
     let mut spec = agent.spec.clone();
     let agent_err = |source| MatchError::Agent { seat, source };
-    let place_err = |source| {
-        agent_err(AgentError::WorkingDir {
-            path: std::env::temp_dir(),
-            source,
-        })
-    };
     let scratch = place_agent(&mut spec, config, seat)
-        .map_err(place_err)?
+        .map_err(agent_err)?
         .map(|dir| (seat, dir));
-    let hidden = match config.isolation {
-        Isolation::Sandboxed(_) => Some(config.prepare_hidden().map_err(place_err)?),
-        Isolation::NotIsolated(_) => None,
-    };
+    let hidden = spec.sandbox.as_ref().map(|s| s.hidden().clone());
     // Made now so that the directory goes whatever happens next.
     let place = Place {
         spec: agent.spec.clone(),
@@ -177,9 +167,7 @@ fn covers(kept: Option<&Hidden>, config: &MatchConfig) -> bool {
         },
         _ => return false,
     };
-    let kept = kept.expect("matched above");
-    let inside = |p: &Path| kept.dirs.iter().any(|d| p.starts_with(d)) || kept.records.iter().any(|r| r == p);
-    now.dirs.iter().all(|d| inside(d)) && now.records.iter().all(|r| inside(r))
+    kept.expect("matched above").includes(&now)
 }
 
 /// The renewal of the kept agents (`reused` marks their seats): each is sent its

@@ -9,7 +9,7 @@ use super::results::{record_path, result_of_match, GameResult};
 use super::run::RunOptions;
 use super::schedule::Scheduled;
 use super::{io_err, Definition, TournamentError};
-use crate::agent::AgentSpec;
+use crate::agent::{AgentSpec, HiddenPath};
 use crate::clock::TimeControl;
 use crate::referee::{play_match_keeping, AgentCwd, MatchConfig, MatchError, SeatAgent};
 
@@ -134,6 +134,8 @@ pub(super) fn play_one(
         hidden: [Some(opts.out.clone()), engines.scratch().map(Path::to_path_buf)]
             .into_iter()
             .flatten()
+            .map(HiddenPath::dir)
+            .chain(opts.hidden.iter().cloned())
             .collect(),
         sign: opts.sign.clone(),
     };

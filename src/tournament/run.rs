@@ -66,6 +66,8 @@ pub struct RunOptions {
     pub play_unready: bool,
     /// The judge's key, signing every game's record.
     pub sign: Option<SecretKey>,
+    /// What agents may not see besides the output (see `MatchConfig::hidden`).
+    pub hidden: Vec<crate::agent::HiddenPath>,
 }
 
 /// What a run reports as games finish.
