@@ -592,12 +592,12 @@ mod model {
         }
     }
 
-    /// R-M7b: how many of `seat`'s pieces `viewer` is told left in its forfeit from
-    /// `before` to `after`: those on squares it saw before or sees after.
-    pub fn removed_seen(before: &Board, after: &Board, seat: usize, viewer: usize) -> usize {
-        let (was, is) = (before.visible(viewer), after.visible(viewer));
+    /// R-M7b, R-M7c: how many of `seat`'s pieces `viewer` is told left in its
+    /// forfeit from `before`: those on squares it saw before.
+    pub fn removed_seen(before: &Board, seat: usize, viewer: usize) -> usize {
+        let was = before.visible(viewer);
         (0..before.cells.len())
-            .filter(|&i| before.cells[i].is_some_and(|p| p.owner == seat) && (was[i] || is[i]))
+            .filter(|&i| before.cells[i].is_some_and(|p| p.owner == seat) && was[i])
             .count()
     }
 
@@ -612,16 +612,33 @@ mod model {
 
     /// R-M7: what each seat (by index) is told about a change from `before` to
     /// `after`: the public facts, the mover's own line, and every changed square it
-    /// saw before or sees after. Sorted, since the order is not part of the rule.
+    /// saw before or (after a move, not a forfeit: R-M7c) sees after. Sorted, since
+    /// the order is not part of the rule.
     pub fn told(
         before: &Board,
         after: &Board,
         public: &[String],
         mover: Option<(usize, &str)>,
     ) -> Vec<Vec<String>> {
+        told_seeing(before, after, public, mover, true)
+    }
+
+    /// [`told`], counting the squares seen after only when `after_counts`.
+    pub fn told_seeing(
+        before: &Board,
+        after: &Board,
+        public: &[String],
+        mover: Option<(usize, &str)>,
+        after_counts: bool,
+    ) -> Vec<Vec<String>> {
         (1..=before.n)
             .map(|seat| {
-                let (was, is) = (before.visible(seat), after.visible(seat));
+                let was = before.visible(seat);
+                let is: Vec<bool> = if after_counts {
+                    after.visible(seat)
+                } else {
+                    vec![false; was.len()]
+                };
                 let mut told = public.to_vec();
                 if let Some((_, text)) = mover.filter(|(m, _)| *m == seat) {
                     told.push(text.to_string());
@@ -1748,19 +1765,27 @@ fn r_f1_forfeit_with_three_seats_empties_the_area_which_everybody_then_sees() {
         assert_eq!(v, after.view(k));
         assert_eq!(v.split(' ').nth(7).unwrap().split(',').nth(1), Some("-"));
     }
-    // Seat 3 is told what it now sees change, and that seat 2 is gone.
+    // Seat 3 is told what it saw change, and that seat 2 is gone.
     let t3 = told(&p, 3);
+    assert_eq!(t3, ["forfeit 2 crash", "remove 2 1", "square f6 ."]);
+    // R-M7c: area 2, which seat 3 never saw, reaches it through its view (above),
+    // never as a change: `square 2:e1 .` would tell that seat 2's king stood there.
+    // R-M7b: seat 3 never saw the knight on 1:c3 and does not count it.
     assert!(
-        t3.contains(&"forfeit 2 crash".to_string()) && t3.contains(&"square f6 .".to_string()),
+        !t3.iter().any(|e| e.contains("2:") || e.contains("1:c3")),
         "{t3:?}"
     );
-    assert!(t3.contains(&"square 2:e1 .".to_string()), "{t3:?}");
-    // R-M7b: seat 1 saw all four pieces leave (its own area, the public area, area 2
-    // now open to all); seat 3 never saw the knight on 1:c3 and is not told of it.
-    assert!(told(&p, 1).contains(&"remove 2 4".to_string()));
-    assert!(
-        t3.contains(&"remove 2 3".to_string()) && !t3.iter().any(|e| e.contains("1:c3")),
-        "{t3:?}"
+    // Seat 1 saw three of the four leave, 2:a2 among them (in its sight before the
+    // forfeit); of the rest of area 2 it learns through its view.
+    assert_eq!(
+        told(&p, 1),
+        [
+            "forfeit 2 crash",
+            "remove 2 3",
+            "square 1:c3 .",
+            "square 2:a2 .",
+            "square f6 ."
+        ]
     );
     // Play goes on among seats 1 and 3, into the unowned area with a full view.
     assert_eq!(g.outcome(), None);
@@ -1821,15 +1846,15 @@ fn r_f1_r_m7b_a_removal_tells_a_seat_nothing_of_pieces_it_sees_neither_before_no
         sent(&b, gb.as_ref(), 1),
         "R-M7b: seat 1's events and view do not depend on the pieces it never saw"
     );
-    // The control: seat 1 is told every piece it saw leave, and counts them.
+    // The control: seat 1 is told every piece it saw leave, and counts them; the
+    // pieces in area 2, which it sees only once the forfeit opens it, are not
+    // changes to it (R-M7c).
     assert_eq!(
         told(&a, 1),
         [
             "forfeit 2 crash",
-            "remove 2 5",
+            "remove 2 3",
             "square 1:c3 .",
-            "square 2:b2 .",
-            "square 2:e1 .",
             "square 3:c1 .",
             "square d5 .",
         ]
@@ -1859,7 +1884,7 @@ fn r_f1_r_m7b_a_removal_tells_a_seat_nothing_of_pieces_it_sees_neither_before_no
 }
 
 /// What seat `viewer` is told when `seat` forfeits `before`, by the model (R-M7,
-/// R-M7b).
+/// R-M7b, R-M7c).
 fn model_forfeit_told(
     before: &Board,
     after: &Board,
@@ -1869,18 +1894,15 @@ fn model_forfeit_told(
 ) -> Vec<String> {
     let public = [
         format!("forfeit {seat} {reason}"),
-        format!(
-            "remove {seat} {}",
-            model::removed_seen(before, after, seat, viewer)
-        ),
+        format!("remove {seat} {}", model::removed_seen(before, seat, viewer)),
     ];
-    model::told(before, after, &public, None).swap_remove(viewer - 1)
+    model::told_seeing(before, after, &public, None, false).swap_remove(viewer - 1)
 }
 
 #[test]
-fn r_f1_r_m7b_random_forfeits_agree_with_the_model_and_ignore_unseen_pieces() {
+fn r_f1_r_m7b_r_m7c_random_forfeits_agree_with_the_model_and_ignore_unseen_pieces() {
     let mut rng = Rng::new(71);
-    let (mut checked, mut hidden_differences) = (0, 0);
+    let (mut checked, mut hidden_differences, mut opened_pairs) = (0, 0, 0);
     for (players, count) in [(3, 150), (4, 150), (6, 100), (8, 100)] {
         for state in random_states(players, count, 500 * players as u64) {
             let board = Board::parse(&state, players).0;
@@ -1937,9 +1959,45 @@ fn r_f1_r_m7b_random_forfeits_agree_with_the_model_and_ignore_unseen_pieces() {
                 hidden_differences += usize::from(p2.events != p.events);
                 checked += 1;
             }
+            // R-M7c: the same with the forfeiting seat's pieces changed where seat k
+            // saw nothing before and the forfeit opens its sight: the forfeit's
+            // events to seat k are the same bytes (what stands there now reaches it
+            // through its view, which may differ).
+            for k in remaining.iter().copied().filter(|&k| k != f) {
+                let (was, is) = (board.visible(k), after.visible(k));
+                let opened: Vec<usize> = (0..was.len())
+                    .filter(|&i| {
+                        !was[i] && is[i] && board.cells[i].is_none_or(|p| p.owner == f && p.kind != 'K')
+                    })
+                    .collect();
+                if opened.is_empty() {
+                    continue;
+                }
+                let mut other = board.clone();
+                for _ in 0..1 + rng.below(4) {
+                    let i = opened[rng.below(opened.len())];
+                    other.cells[i] = match other.cells[i] {
+                        Some(_) => None,
+                        None => model::Pc::parse(&random_piece(f, &mut rng)),
+                    };
+                }
+                let mut g2 = game(players, Some(&other.state()));
+                assert_eq!(g2.view(seat(k)).text(), board.view(k));
+                let p2 = g2.forfeit(seat(f), ForfeitKind::Timeout);
+                assert_eq!(
+                    told(&p2, k),
+                    told(&p, k),
+                    "R-M7c: seat {k} told of seat {f}'s forfeit:\n`{state}`\n`{}`",
+                    other.state()
+                );
+                opened_pairs += 1;
+            }
         }
     }
-    eprintln!("{checked} pairs, {hidden_differences} with a different record");
+    eprintln!(
+        "{checked} pairs, {hidden_differences} with a different record, {opened_pairs} opened by the forfeit"
+    );
+    assert!(opened_pairs >= 500, "{opened_pairs} pairs opened by the forfeit");
     assert!(checked >= 2000, "{checked} pairs");
     assert!(
         hidden_differences >= 1500,
@@ -2075,7 +2133,7 @@ fn wire_check(agents: &[String], fill: &str, seed: u64) -> (usize, Vec<Line>) {
                     let (before, after) = (&boards[i], &boards[i + 1]);
                     assert_eq!(
                         count.parse::<usize>().unwrap(),
-                        model::removed_seen(before, after, who, k),
+                        model::removed_seen(before, who, k),
                         "seat {k} told `{sent}`"
                     );
                 }

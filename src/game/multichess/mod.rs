@@ -64,7 +64,7 @@ impl MultiGame {
         // see. The passing seat is told it passed, as a mover is told its move.
         let seat_events = self.tell(
             before,
-            &seen_before,
+            (&seen_before, &self.seen),
             &[format!("moved {seat}")],
             Some((seat, event.clone())),
         );
@@ -97,15 +97,16 @@ impl MultiGame {
     }
 
     /// R-M7: each seat is told what changed on the squares it saw before or sees
-    /// after; `public` facts go to everybody, `own` only to `mover`.
+    /// after (`seen_after`: after a forfeit, R-M7c, the squares seen before again);
+    /// `public` facts go to everybody, `own` only to `mover`.
     fn tell(
         &self,
         before: &[Option<board::Piece>],
-        seen_before: &[Vec<bool>],
+        seen: (&[Vec<bool>], &[Vec<bool>]),
         public: &[String],
         mover: Option<(Seat, String)>,
     ) -> Vec<Vec<SeatEvent>> {
-        let seen_after = &self.seen;
+        let (seen_before, seen_after) = seen;
         // Each changed square's event, written once whoever is told it.
         let changed: Vec<(usize, String)> = before
             .iter()
@@ -245,7 +246,7 @@ impl Game for MultiGame {
         }
         let seat_events = self.tell(
             &before,
-            &seen_before,
+            (&seen_before, &self.seen),
             &public,
             Some((seat, format!("move {}", taken.mv))),
         );
@@ -278,18 +279,20 @@ impl Game for MultiGame {
             self.end = Some(EndReason::Forfeit { seat, kind });
         }
         let forfeit = format!("forfeit {seat} {kind}");
-        let mut seat_events = self.tell(&before, &seen_before, std::slice::from_ref(&forfeit), None);
-        // R-M7b: each seat counts the pieces it is told left (on squares it saw
-        // before or sees now). The full `n` would also count pieces on squares it
-        // sees neither before nor after, telling it something of areas others own;
-        // only the record keeps it.
+        // R-M7c: what the forfeit opens to a seat reaches it through its next view,
+        // as current contents: the change of a square it did not see would tell what
+        // stood there. So it is told of, and counts, the squares it saw before only.
+        let mut seat_events = self.tell(
+            &before,
+            (&seen_before, &seen_before),
+            std::slice::from_ref(&forfeit),
+            None,
+        );
         for (i, told) in seat_events.iter_mut().enumerate() {
             let seen = before
                 .iter()
                 .enumerate()
-                .filter(|&(k, p)| {
-                    p.is_some_and(|p| p.owner == seat) && (seen_before[i][k] || self.seen[i][k])
-                })
+                .filter(|&(k, p)| p.is_some_and(|p| p.owner == seat) && seen_before[i][k])
                 .count();
             told.insert(1, SeatEvent::new(format!("remove {seat} {seen}")));
         }
