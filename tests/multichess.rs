@@ -2130,7 +2130,7 @@ fn wire_check(agents: &[String], fill: &str, seed: u64) -> (usize, Vec<Line>) {
                 if let Some(rest) = event.strip_prefix("remove ") {
                     let (who, count) = rest.split_once(' ').unwrap();
                     let who: usize = who.parse().unwrap();
-                    let (before, after) = (&boards[i], &boards[i + 1]);
+                    let before = &boards[i];
                     assert_eq!(
                         count.parse::<usize>().unwrap(),
                         model::removed_seen(before, who, k),
